@@ -1,0 +1,29 @@
+# Two entry points (see README): `make run` and `make test`. Both set up what they need.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8080
+
+.PHONY: run test lint golden bench
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/companion simulate --game elfer-raus --players 4 --games 1 --seed 1
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pytest -n 2 --dist loadgroup -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+golden: $(STAMP)
+	$(BIN)/python -m companion.transcript --write tests/golden
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/games.py
