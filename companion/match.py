@@ -68,12 +68,14 @@ class Match:
         # GUESS (every rule book is silent): the start player rotates clockwise.
         return (self.first_player + index) % self.players
 
-    def _new_round(self) -> State:
+    def _new_round(self, start_player: int | None = None) -> State:
+        if start_player is None:
+            start_player = self.round_start_player(len(self.results))
         return self.game.new_state(
             self.players,
             self.variant,
             options=self.options,
-            start_player=self.round_start_player(len(self.results)),
+            start_player=start_player,
             table_mode=self.table_mode,
             data=self.data,
         )
