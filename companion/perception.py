@@ -1,0 +1,333 @@
+"""From what the camera sees to proposed moves.
+
+Vision reports readings (cards, tiles, tokens, the die). Each game's adapter turns them
+into a multiset of *items* (e.g. "R12" on the table, "Y3" on square 7) and says which
+items a state shows. The difference between the two is explained by searching short
+sequences of legal actions that produce exactly the new items. One clear explanation
+from confident readings is committed; a turn change nobody signalled, several
+explanations or doubtful readings become a proposal to confirm; no explanation is a
+problem shown as "expected vs seen" with the rule the table breaks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .games.base import CHANCE, Action, IllegalMove, State
+from .session import Session
+
+Item = tuple[Any, ...]
+
+# Readings below this confidence are never committed without a player's yes.
+CONFIDENT = 0.9
+
+
+@dataclass
+class Seen:
+    items: Counter[Item]
+    confidence: float = 1.0  # the lowest confidence among the readings used
+    doubtful: list[str] = field(default_factory=list)  # readings not used (unknown, unsure)
+    die: Any = None
+    die_moved: bool = False  # the die shows a new face or lies elsewhere: it was rolled
+
+
+class Adapter:
+    """How one game's table looks to the camera. Subclasses fill in `expected` and `seen`."""
+
+    exact = False  # True: everything on the table is visible (no stacks, no covered cards)
+
+    def expected(self, state: State) -> Counter[Item]:
+        raise NotImplementedError
+
+    def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
+        raise NotImplementedError
+
+    def chance(self, state: State, seen: Seen, new: Counter[Item]) -> list[Action]:
+        """Chance outcomes the table shows (a die face, flipped cards)."""
+        return []
+
+    def label(self, item: Item, lang: str) -> str:
+        return " ".join(str(p) for p in item)
+
+    def action_for(self, state: State, item: Item) -> Action | None:
+        """The move that would put `item` on the table (to explain why it is not allowed)."""
+        return None
+
+
+def _cards_seen(state: State, obs: Mapping[str, Any], kinds: tuple[str, ...] = ("number",)) -> Seen:
+    items: Counter[Item] = Counter()
+    low = 1.0
+    doubtful = []
+    for reading in obs.get("cards", []) or []:
+        if reading.get("kind") not in kinds:
+            continue
+        code = state.observed_card(reading)
+        conf = float(reading.get("confidence", 0.0))
+        if code is None:
+            doubtful.append(f"{reading.get('color')} {reading.get('value')}")
+            continue
+        items[(code,)] += 1
+        low = min(low, conf)
+    return Seen(items, low, doubtful)
+
+
+class RowsAdapter(Adapter):
+    """Elfer raus! games: the set of cards lying in the rows (stacks may hide inner cards)."""
+
+    def expected(self, state: State) -> Counter[Item]:
+        rows = state.view(None)["board"]["rows"]
+        out: Counter[Item] = Counter()
+        letters = {"yellow": "Y", "red": "R", "blue": "B", "green": "G"}
+        for colour, values in rows.items():
+            spread = values if isinstance(values, list) else _span(values)
+            for v in spread:
+                out[(f"{letters[colour]}{v}",)] += 1
+        return out
+
+    def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
+        return _cards_seen(state, obs)
+
+    def label(self, item: Item, lang: str) -> str:
+        from .games import cards
+
+        return cards.name(str(item[0]), lang)
+
+    def action_for(self, state: State, item: Item) -> Action | None:
+        return {"type": "play", "card": item[0]}
+
+
+def _span(row: Any) -> list[int]:
+    """A row given as {"low": a, "high": b} (or None when not opened)."""
+    if not row:
+        return []
+    return list(range(int(row["low"]), int(row["high"]) + 1))
+
+
+class TrackAdapter(Adapter):
+    """Numeri: which token stands on which square, and the die."""
+
+    exact = True
+
+    def expected(self, state: State) -> Counter[Item]:
+        squares = state.view(None)["board"]["squares"]
+        return Counter({(int(sq), code): 1 for sq, code in squares.items()})
+
+    def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
+        items: Counter[Item] = Counter()
+        low, doubtful = 1.0, []
+        for t in obs.get("tokens", []) or []:
+            code = state.observed_card({"kind": "number", "value": t.get("value"), "color": t.get("color")})
+            if code is None or t.get("square") is None:
+                doubtful.append(f"{t.get('color')} {t.get('value')}")
+                continue
+            items[(int(t["square"]), code)] += 1
+            low = min(low, float(t.get("confidence", 0.0)))
+        die = None
+        for d in obs.get("dice", []) or []:
+            die = d.get("value")
+            low = min(low, float(d.get("confidence", 0.0)))
+        return Seen(items, low, doubtful, die)
+
+    def chance(self, state: State, seen: Seen, new: Counter[Item]) -> list[Action]:
+        if seen.die is None or not seen.die_moved:
+            return []  # the die still shows the last roll: nobody has rolled yet
+        roll = {"type": "roll", "value": seen.die}
+        return [roll] if roll in state.legal_actions() else []
+
+    def label(self, item: Item, lang: str) -> str:
+        from .games import cards
+
+        square, code = item
+        name = cards.name(str(code), lang)
+        return f"{name} case {square}" if lang == "fr" else f"{name} on square {square}"
+
+
+ADAPTERS: dict[str, Callable[[], Adapter]] = {
+    "elfer-raus-junior": RowsAdapter,
+    "elfer-raus": RowsAdapter,
+    "numeri": TrackAdapter,
+}
+
+
+@dataclass
+class Explanation:
+    actions: list[Action]
+    silent: int  # player actions the camera cannot see (end of turn, a draw)
+
+
+def explain(state: State, adapter: Adapter, seen: Seen, limit: int = 4, max_nodes: int = 4000) -> list[Explanation]:
+    """Shortest action sequences from `state` whose new table items are exactly the seen new ones."""
+    start = adapter.expected(state)
+    target_new = seen.items - start
+    frontier: list[tuple[State, list[Action], int, Counter[Item]]] = [(state, [], 0, target_new)]
+    found: list[Explanation] = []
+    nodes = 0
+    depth_limit = 2 * sum(target_new.values()) + 3
+    for _depth in range(depth_limit):
+        nxt = []
+        for node, path, silent, remaining in frontier:
+            if not remaining and path and _settled(adapter, node, seen):
+                found.append(Explanation(path, silent))
+                continue
+            for action, child, added in _moves(node, adapter, seen, remaining):
+                nodes += 1
+                if nodes > max_nodes:
+                    return found
+                is_silent = not added and child.current_player != CHANCE and action.get("type") != "roll" \
+                    and node.current_player != CHANCE
+                nxt.append((child, [*path, action], silent + int(is_silent), remaining - added))
+        if found:
+            return found[:limit]
+        if not nxt:
+            break
+        frontier = nxt
+    return found[:limit]
+
+
+def _settled(adapter: Adapter, state: State, seen: Seen) -> bool:
+    exp = adapter.expected(state)
+    if adapter.exact:
+        return exp == seen.items
+    return not (seen.items - exp)
+
+
+def _moves(state: State, adapter: Adapter, seen: Seen, remaining: Counter[Item]):
+    """Children worth exploring: actions adding only still-unexplained seen items."""
+    before = adapter.expected(state)
+    if state.current_player == CHANCE:
+        legal = state.legal_actions()
+        options = adapter.chance(state, seen, remaining)
+        if not options and len(legal) == 1:
+            options = legal  # a hidden draw or deal: nothing to see
+        candidates = options
+    else:
+        candidates = state.legal_actions()
+    for action in candidates:
+        child = state.clone()
+        try:
+            child.apply(dict(action))
+        except IllegalMove:
+            continue
+        after = adapter.expected(child)
+        added = after - before
+        removed = before - after
+        if added - remaining:
+            continue  # it would put something on the table that is not there
+        if adapter.exact and any(seen.items[i] >= after[i] + 1 for i in removed):
+            continue  # it takes away something still seen
+        if not added and not removed and state.current_player != CHANCE:
+            if action.get("type") not in ("end_turn", "pass", "no_eleven"):
+                continue  # silent moves other than ending a turn explain nothing
+        yield action, child, added
+
+
+class Perceiver:
+    """The referee's `perceive` hook; remembers the die between snapshots to see rolls."""
+
+    def __init__(self, moved_px: float = 12.0) -> None:
+        self.moved_px = moved_px
+        self._die: tuple[Any, tuple[float, float]] | None = None
+
+    def __call__(self, session: Session, obs: Mapping[str, Any]) -> dict[str, Any]:
+        die = _die_of(obs)
+        moved = die is not None and (
+            self._die is None or die[0] != self._die[0]
+            or abs(die[1][0] - self._die[1][0]) + abs(die[1][1] - self._die[1][1]) > self.moved_px
+        )
+        verdict = perceive(session, obs, die_moved=moved)
+        if die is not None and verdict.get("kind") in ("commit", "settled"):
+            self._die = die
+        return verdict
+
+
+def _die_of(obs: Mapping[str, Any]) -> tuple[Any, tuple[float, float]] | None:
+    for d in obs.get("dice", []) or []:
+        corners = d.get("corners") or [[0, 0]]
+        cx = sum(p[0] for p in corners) / len(corners)
+        cy = sum(p[1] for p in corners) / len(corners)
+        return d.get("value"), (cx, cy)
+    return None
+
+
+def perceive(session: Session, obs: Mapping[str, Any], die_moved: bool = False) -> dict[str, Any]:
+    """The verdict on one stable snapshot (see `Referee._cmd_observation`)."""
+    state = session.match.state
+    factory = ADAPTERS.get(state.info.id)
+    if factory is None:
+        return {"kind": "ignored"}
+    adapter = factory()
+    seen = adapter.seen(state, obs)
+    seen.die_moved = die_moved
+    start = adapter.expected(state)
+    new = seen.items - start
+    chance_pending = state.current_player == CHANCE and adapter.chance(state, seen, new)
+    if not new and not chance_pending:
+        return {"kind": "settled"}
+    found = explain(state, adapter, seen)
+    key = "|".join(sorted(repr(i) for i in new.elements())) + f"|{seen.die}"
+    if found:
+        options = [e.actions for e in found]
+        sure = len(found) == 1 and found[0].silent == 0 and seen.confidence >= CONFIDENT and not seen.doubtful
+        if sure:
+            return {"kind": "commit", "actions": found[0].actions}
+        return {
+            "kind": "proposal",
+            "key": key,
+            "options": options,
+            "actions": options[0],
+            "confidence": round(seen.confidence, 3),
+            "text": {lang: [[state.describe(a, lang) for a in opt] for opt in options] for lang in ("fr", "en")},
+            "why": _why(found, seen),
+        }
+    return _problem(state, adapter, seen, new, key)
+
+
+def _why(found: list[Explanation], seen: Seen) -> str:
+    if len(found) > 1:
+        return "several"
+    if found[0].silent:
+        return "turn-change"
+    if seen.doubtful:
+        return "unreadable"
+    return "low-confidence"
+
+
+def _problem(state: State, adapter: Adapter, seen: Seen, new: Counter[Item], key: str) -> dict[str, Any]:
+    """Expected vs seen, with the first broken rule found for a new item."""
+    rule = None
+    for item in sorted(new, key=repr):
+        action = adapter.action_for(state, item)
+        if action is None or state.current_player == CHANCE:
+            continue
+        try:
+            state.clone().apply(action)
+        except IllegalMove as exc:
+            rule = exc.to_json()
+            break
+    possible = _next_items(state, adapter)
+    return {
+        "kind": "problem",
+        "key": key,
+        "seen": {lang: [adapter.label(i, lang) for i in sorted(new.elements(), key=repr)] for lang in ("fr", "en")},
+        "expected": {lang: sorted({adapter.label(i, lang) for i in possible}) for lang in ("fr", "en")},
+        "rule": rule,
+    }
+
+
+def _next_items(state: State, adapter: Adapter) -> Counter[Item]:
+    """What a single legal move could add now (shown as "expected")."""
+    out: Counter[Item] = Counter()
+    if state.current_player == CHANCE:
+        return out
+    before = adapter.expected(state)
+    for action in state.legal_actions()[:200]:
+        child = state.clone()
+        try:
+            child.apply(dict(action))
+        except IllegalMove:
+            continue
+        out |= adapter.expected(child) - before
+    return out
