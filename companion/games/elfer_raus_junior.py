@@ -217,6 +217,8 @@ class JuniorState(State):
                 raise IllegalMove("not-in-pile", f"Le {cards.name(card, 'fr')} n'est pas dans la pioche.",
                                   f"The {cards.name(card)} is not in the draw pile.")
             self.pool[card] -= 1
+            if not self.pool[card]:
+                del self.pool[card]
             hand.add(card)
             self.drawn = card
         self.pile -= 1
@@ -239,6 +241,11 @@ class JuniorState(State):
         if sum(shown_cards.values()) != len(hand):
             raise IllegalMove("reveal-count", f"Le joueur {seat + 1} devait avoir {len(hand)} cartes.",
                               f"Player {seat + 1} should hold {len(hand)} cards.")
+        if hand.known - shown_cards:
+            missing = ", ".join(cards.name(c, "fr") for c in sorted(hand.known - shown_cards))
+            missing_en = ", ".join(cards.name(c) for c in sorted(hand.known - shown_cards))
+            raise IllegalMove("reveal-missing", f"Il manque des cartes connues de cette main : {missing}.",
+                              f"Cards known to be in this hand are missing: {missing_en}.")
         extra = shown_cards - hand.known
         if extra - self.pool:
             raise IllegalMove("reveal-impossible", "Une de ces cartes est déjà ailleurs sur la table.",

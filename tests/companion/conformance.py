@@ -128,6 +128,11 @@ def playout(state: State, seed: int, policy: str = "random", deep: bool = True, 
             action = state.sample_chance(rng)
             if legal:
                 assert key(action) in {key(a) for a in legal}, f"sampled {action} not in {legal}"
+                if deep and step % 3 == 0:
+                    for a in rng.sample(legal, min(8, len(legal))):  # every listed outcome can happen
+                        trial = state.clone()
+                        trial.apply(copy.deepcopy(a))
+                        assert not trial.check_invariants(), trial.check_invariants()
         else:
             assert legal, f"no legal action for player {state.current_player}"
             assert len({key(a) for a in legal}) == len(legal), "legal actions are listed twice"
