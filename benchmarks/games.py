@@ -48,7 +48,8 @@ def main() -> None:
         for variant in [None, *(v.id for v in info.variants)]:
             rate, _ = rounds_per_second(info.id, players, args.seconds, variant)
             aim = AIMS.get(info.id, 0)
-            print(f"{info.id:<20}{variant or '-':<16}{players:>8}{rate:>11.1f}{aim:>6}  {'yes' if rate >= aim else 'NO'}")
+            ok = "yes" if rate >= aim else "NO"
+            print(f"{info.id:<20}{variant or '-':<16}{players:>8}{rate:>11.1f}{aim:>6}  {ok}")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,8 @@ class DieReading:
     confidence: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "corners": _round_quad(self.corners), "confidence": round(float(self.confidence), 4)}
+        return {"value": self.value, "corners": _round_quad(self.corners),
+                "confidence": round(float(self.confidence), 4)}
 
 
 @dataclass(frozen=True)
