@@ -23,6 +23,7 @@ from . import games
 from .games.base import CHANCE, Action, IllegalMove
 from .hub import Hub, Message
 from .session import Session, SessionError, is_revealing
+from .store import MatchClosed, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ class EventStore(Protocol):
     def append(self, match_id: str, kind: str, payload: dict[str, Any], actor: str) -> int: ...
     def events(self, match_id: str, after: int = 0) -> list[Any]: ...
     def current_match(self) -> Any: ...
+    def list_matches(self) -> list[Any]: ...
     def finish_match(self, match_id: str) -> None: ...
 
 
@@ -106,24 +108,17 @@ class Referee:
 
     def _resume(self) -> None:
         """Pick up the current match from the store (after a restart or a power cut)."""
-        self.version = self._count_events()
-        current = self.store.current_match()
+        matches = self.store.list_matches()
+        self.version = sum(int(getattr(m, "version", 0)) for m in matches)
+        current = self.store.current_match() or (matches[0] if matches else None)
         if current is not None:
-            match_id = current["id"] if isinstance(current, Mapping) else current.id
-            rows = self.store.events(match_id)
-            self.session = Session.replay([(r_seq(r), r_kind(r), r_payload(r)) for r in rows])
-            self.match_id = match_id
+            rows = self.store.events(current.id)
+            if rows:
+                self.session = Session.replay([(r.seq, r.kind, dict(r.payload)) for r in rows])
+                self.match_id = current.id
+                if getattr(current, "status", "active") != "active":
+                    self.session.finished = True
         self._publish_snapshot()
-
-    def _count_events(self) -> int:
-        counter = getattr(self.store, "total_events", None)
-        if callable(counter):
-            return int(counter())
-        total = 0
-        for m in self.store.list_matches():  # type: ignore[attr-defined]
-            mid = m["id"] if isinstance(m, Mapping) else m.id
-            total += len(self.store.events(mid))
-        return total
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run, name="referee", daemon=True)
@@ -193,6 +188,13 @@ class Referee:
         except SessionError as exc:
             status = 400 if exc.rule == "malformed" else 422
             return Outcome(False, self.version, status, {"fr": exc.fr, "en": exc.en, "rule": exc.rule})
+        except MatchClosed:
+            return Outcome(False, self.version, 409, {"fr": "Cette partie est terminée.", "en": "This match is over.",
+                                                      "rule": "match-closed"})
+        except StoreError as exc:
+            log.error("store failure: %s", exc)
+            return Outcome(False, self.version, 503, {"fr": "Enregistrement impossible : rien n'a été changé.",
+                                                      "en": "Could not save: nothing was changed.", "rule": "store"})
 
     def _authorise(self, kind: str, command: Mapping[str, Any], actor: Actor) -> None:
         if actor.role not in ROLES or actor.role == "spectator":
@@ -540,15 +542,3 @@ def _describe(session: Session, action: Mapping[str, Any], lang: str) -> str:
         return session.match.state.describe(dict(action), lang)
     except Exception:  # noqa: BLE001 - the sentence is decoration; never fail a commit for it
         return str(action.get("type"))
-
-
-def r_seq(row: Any) -> int:
-    return int(row["seq"] if isinstance(row, Mapping) else row.seq)
-
-
-def r_kind(row: Any) -> str:
-    return str(row["kind"] if isinstance(row, Mapping) else row.kind)
-
-
-def r_payload(row: Any) -> dict[str, Any]:
-    return dict(row["payload"] if isinstance(row, Mapping) else row.payload)

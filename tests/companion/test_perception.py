@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from companion.perception import Perceiver
 from companion.referee import Actor, Referee
-
-from .memstore import MemStore
+from companion.store import Store
 
 HOST = Actor("host")
 CAMERA = Actor("camera")
@@ -17,8 +18,8 @@ def card(code: str, conf: float = 0.99) -> dict:
             "corners": [[0, 0], [10, 0], [10, 15], [0, 15]], "confidence": conf}
 
 
-def start_junior() -> Referee:
-    ref = Referee(MemStore(), perceive=Perceiver())
+def start_junior(tmp_path: Path) -> Referee:
+    ref = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
     assert ref.handle({"type": "new_match", "game": "elfer-raus-junior", "players": ["A", "B"]}, HOST).ok
     return ref
 
@@ -32,8 +33,8 @@ def look(ref: Referee, codes: list[str], conf: float = 0.99) -> dict:
     return out.data
 
 
-def test_a_legal_placement_is_committed() -> None:
-    ref = start_junior()
+def test_a_legal_placement_is_committed(tmp_path: Path) -> None:
+    ref = start_junior(tmp_path)
     assert look(ref, BASE)["verdict"] == "settled"
     v = ref.version
     assert look(ref, [*BASE, "Y2", "Y3"])["verdict"] == "commit"
@@ -41,8 +42,8 @@ def test_a_legal_placement_is_committed() -> None:
     assert ref.version == v + 2
 
 
-def test_an_illegal_placement_is_a_problem_with_the_rule() -> None:
-    ref = start_junior()
+def test_an_illegal_placement_is_a_problem_with_the_rule(tmp_path: Path) -> None:
+    ref = start_junior(tmp_path)
     assert look(ref, [*BASE, "Y4"])["verdict"] == "problem"
     problem = ref.snapshot()["problem"]
     assert problem["seen"]["en"] == ["yellow 4"]
@@ -57,8 +58,8 @@ def test_an_illegal_placement_is_a_problem_with_the_rule() -> None:
     assert ref.snapshot()["problem"] is None
 
 
-def test_a_doubtful_reading_is_only_proposed() -> None:
-    ref = start_junior()
+def test_a_doubtful_reading_is_only_proposed(tmp_path: Path) -> None:
+    ref = start_junior(tmp_path)
     assert look(ref, [*BASE, "Y2"], conf=0.5)["verdict"] == "proposal"
     proposal = ref.snapshot()["proposal"]
     assert proposal["why"] == "low-confidence"
@@ -66,8 +67,8 @@ def test_a_doubtful_reading_is_only_proposed() -> None:
     assert ref.snapshot()["table"]["board"]["rows"]["yellow"] == [1, 2, 11]
 
 
-def test_more_cards_before_anyone_presses_next_belong_to_the_same_turn() -> None:
-    ref = start_junior()
+def test_more_cards_before_anyone_presses_next_belong_to_the_same_turn(tmp_path: Path) -> None:
+    ref = start_junior(tmp_path)
     look(ref, [*BASE, "Y2"])
     look(ref, [*BASE, "Y2", "R2"])
     snap = ref.snapshot()
@@ -79,8 +80,8 @@ def test_more_cards_before_anyone_presses_next_belong_to_the_same_turn() -> None
     assert ref.snapshot()["table"]["hand_sizes"] == [3, 4]
 
 
-def test_numeri_roll_then_move_from_the_die_and_the_token() -> None:
-    ref = Referee(MemStore(), perceive=Perceiver())
+def test_numeri_roll_then_move_from_the_die_and_the_token(tmp_path: Path) -> None:
+    ref = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
     assert ref.handle({"type": "new_match", "game": "numeri", "players": ["A", "B"]}, HOST).ok
     die = {"value": 2, "corners": [[500, 500], [540, 500], [540, 540], [500, 540]], "confidence": 0.99}
     obs = {"tokens": [{"value": 2, "color": "yellow", "center": [10, 10], "square": 0, "confidence": 0.99}],

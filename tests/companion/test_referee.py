@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from companion.referee import Actor, Referee
 from companion.session import Session
-
-from .memstore import MemStore
+from companion.store import Store
 
 HOST = Actor("host")
 P0 = Actor("player", 0)
@@ -13,37 +16,47 @@ P1 = Actor("player", 1)
 SPECTATOR = Actor("spectator")
 
 
-def junior(store: MemStore | None = None) -> tuple[Referee, MemStore]:
-    store = store or MemStore()
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "companion.sqlite3"
+
+
+def kinds(store: Store, ref: Referee) -> list[str]:
+    assert ref.match_id is not None
+    return [e.kind for e in store.events(ref.match_id)]
+
+
+def junior(db: Path) -> tuple[Referee, Store]:
+    store = Store.open(db)
     ref = Referee(store)
     out = ref.handle({"type": "new_match", "game": "elfer-raus-junior", "players": ["Ana", "Ben"]}, HOST)
     assert out.ok, out.error
     return ref, store
 
 
-def test_new_match_deals_hidden_hands_automatically() -> None:
-    ref, store = junior()
+def test_new_match_deals_hidden_hands_automatically(db: Path) -> None:
+    ref, store = junior(db)
     snap = ref.snapshot()
     assert snap["game"] == "elfer-raus-junior"
     assert snap["players"] == ["Ana", "Ben"]
     assert snap["table"]["hand_sizes"] == [5, 5]
     assert snap["version"] == 2  # setup + the hidden deal
-    assert [r["kind"] for r in store.rows[ref.match_id]] == ["setup", "action"]
+    assert kinds(store, ref) == ["setup", "action"]
 
 
-def test_a_legal_move_is_stored_then_visible_and_an_illegal_one_changes_nothing() -> None:
-    ref, store = junior()
+def test_a_legal_move_is_stored_then_visible_and_an_illegal_one_changes_nothing(db: Path) -> None:
+    ref, store = junior(db)
     v = ref.version
     bad = ref.handle({"type": "action", "action": {"type": "play", "card": "Y5"}, "version": v}, P0)
     assert not bad.ok and bad.status == 422 and "5 jaune" in bad.message("fr")
-    assert ref.version == v and len(store.rows[ref.match_id]) == 2
+    assert ref.version == v and len(kinds(store, ref)) == 2
     good = ref.handle({"type": "action", "action": {"type": "play", "card": "Y2"}, "version": v}, P0)
     assert good.ok and ref.version == v + 1
     assert ref.snapshot()["table"]["board"]["rows"]["yellow"] == [1, 2, 11]
 
 
-def test_roles_and_stale_versions() -> None:
-    ref, _ = junior()
+def test_roles_and_stale_versions(db: Path) -> None:
+    ref, _ = junior(db)
     v = ref.version
     assert ref.handle({"type": "draw", "version": v}, SPECTATOR).status == 403
     assert ref.handle({"type": "draw", "version": v}, P1).status == 403  # not their turn
@@ -53,16 +66,16 @@ def test_roles_and_stale_versions() -> None:
     assert ref.handle({"type": "draw", "version": v}, P0).ok
 
 
-def test_two_phones_pressing_at_once_act_once() -> None:
-    ref, _ = junior()
+def test_two_phones_pressing_at_once_act_once(db: Path) -> None:
+    ref, _ = junior(db)
     v = ref.version
     first = ref.handle({"type": "draw", "version": v}, P0)
     second = ref.handle({"type": "draw", "version": v}, P0)
     assert first.ok and second.status == 409
 
 
-def test_undo_replays_and_keeps_history() -> None:
-    ref, store = junior()
+def test_undo_replays_and_keeps_history(db: Path) -> None:
+    ref, store = junior(db)
     ref.handle({"type": "action", "action": {"type": "play", "card": "Y2"}}, P0)
     ref.handle({"type": "action", "action": {"type": "play", "card": "Y3"}}, P0)
     assert ref.snapshot()["table"]["board"]["rows"]["yellow"] == [1, 2, 3, 11]
@@ -71,23 +84,23 @@ def test_undo_replays_and_keeps_history() -> None:
     assert ref.handle({"type": "undo", "turn": True}, P0).ok
     assert ref.snapshot()["table"]["board"]["rows"]["yellow"] == [1, 11]
     assert ref.handle({"type": "undo"}, P0).status == 422  # the deal is not undone
-    kinds = [r["kind"] for r in store.rows[ref.match_id]]
-    assert kinds == ["setup", "action", "action", "action", "undo", "undo"]
+    assert kinds(store, ref) == ["setup", "action", "action", "action", "undo", "undo"]
 
 
-def test_restart_resumes_exactly() -> None:
-    ref, store = junior()
+def test_restart_resumes_exactly(db: Path) -> None:
+    ref, store = junior(db)
     ref.handle({"type": "action", "action": {"type": "play", "card": "Y2"}}, P0)
     ref.handle({"type": "end_turn"}, P0)
     before = ref.snapshot()
-    again = Referee(store)
+    store.close()
+    again = Referee(Store.open(db))
     assert again.snapshot() == before
     assert again.session is not None
     assert again.session.match.state.to_json() == ref.session.match.state.to_json()  # type: ignore[union-attr]
 
 
-def test_draw_button_records_a_hidden_draw_and_a_claim() -> None:
-    ref, _ = junior()
+def test_draw_button_records_a_hidden_draw_and_a_claim(db: Path) -> None:
+    ref, _ = junior(db)
     assert ref.handle({"type": "draw"}, Actor("button")).ok
     snap = ref.snapshot()
     assert snap["table"]["hand_sizes"] == [6, 5]
@@ -97,8 +110,8 @@ def test_draw_button_records_a_hidden_draw_and_a_claim() -> None:
     assert ref.snapshot()["table"]["current_player"] == 1
 
 
-def test_typed_round_scores_and_corrections() -> None:
-    ref, _ = junior()
+def test_typed_round_scores_and_corrections(db: Path) -> None:
+    ref, _ = junior(db)
     assert ref.handle({"type": "round_scores", "scores": [0, 12]}, HOST).ok
     snap = ref.snapshot()
     assert snap["round_over"] and snap["scores"] == [0, 12]
@@ -109,11 +122,11 @@ def test_typed_round_scores_and_corrections() -> None:
     assert snap["rounds"]["current"] == 2
 
 
-def test_session_replay_equals_live() -> None:
-    ref, store = junior()
+def test_session_replay_equals_live(db: Path) -> None:
+    ref, store = junior(db)
     for card in ("Y2", "Y3"):
         ref.handle({"type": "action", "action": {"type": "play", "card": card}}, P0)
     ref.handle({"type": "undo"}, P0)
-    rows = store.rows[ref.match_id]
-    replayed = Session.replay([(r["seq"], r["kind"], r["payload"]) for r in rows])
+    rows = store.events(ref.match_id)  # type: ignore[arg-type]
+    replayed = Session.replay([(r.seq, r.kind, r.payload) for r in rows])
     assert replayed.match.state.to_json() == ref.session.match.state.to_json()  # type: ignore[union-attr]
