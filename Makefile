@@ -5,17 +5,23 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8080
 
-.PHONY: run test lint golden bench
+.PHONY: run test lint golden bench system-run system-test
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-run: $(STAMP)
+system-run:
+	@scripts/setup-system.sh run
+
+system-test:
+	@scripts/setup-system.sh test
+
+run: $(STAMP) system-run
 	$(BIN)/companion simulate --game elfer-raus --players 4 --games 1 --seed 1
 
-test: $(STAMP)
+test: $(STAMP) system-test
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --dist loadgroup -q
 
