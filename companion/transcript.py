@@ -58,6 +58,9 @@ def render(game_id: str, variant: str | None, players: int, seed: int, policy: s
     return "\n".join(lines) + "\n"
 
 
+FIXED_BOARD_KEYS = ("layout", "track")
+
+
 def summary(state: games.State) -> str:
     """A one-line public summary of a state (the table's view, without hidden cards)."""
     view = state.view(None)
@@ -68,7 +71,9 @@ def summary(state: games.State) -> str:
         parts.append(f"pile={view['pile']}")
     board = view.get("board")
     if board is not None:
-        parts.append("board=" + json.dumps(board, sort_keys=True, separators=(",", ":")))
+        # The printed board (layout, track values) never changes: leave it out of every line.
+        moving = {k: v for k, v in board.items() if k not in FIXED_BOARD_KEYS}
+        parts.append("board=" + json.dumps(moving, sort_keys=True, separators=(",", ":")))
     return " ".join(parts)
 
 
