@@ -9,6 +9,12 @@ FONTS=(
   fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 fonts-noto-core
   fonts-open-sans fonts-lato fonts-roboto fonts-cantarell fonts-comic-neue fonts-cabin
   fonts-linuxlibertine fonts-crosextra-carlito fonts-crosextra-caladea fonts-league-spartan
+  fonts-bebas-neue fonts-comfortaa fonts-dosis fonts-quicksand fonts-roboto-slab fonts-ebgaramond
+  fonts-inter fonts-jura fonts-karla fonts-manrope fonts-oldstandard fonts-play fonts-sil-andika
+  fonts-sil-gentium fonts-tuffy fonts-go fonts-hack fonts-opendin fonts-b612 fonts-humor-sans
+  fonts-lobster fonts-averia-sans-gwf fonts-sora fonts-clear-sans fonts-adf-gillius
+  fonts-adf-universalis fonts-courier-prime fonts-oflb-euterpe fonts-junction fonts-prociono
+  fonts-isabella fonts-dkg-handwriting fonts-cherrybomb
 )
 case "${1:-test}" in
   run) PACKAGES=("${FONTS[@]}") ;;

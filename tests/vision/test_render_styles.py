@@ -1,0 +1,178 @@
+"""Style pools, typefaces (with the Hershey fallback), canonical faces and the layout files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.layouts import LayoutError, load_layout
+from vision.render import (
+    GAMES,
+    StylePool,
+    default_heads,
+    is_ambiguous,
+    random_design,
+    random_scene,
+    render,
+    render_card,
+    typefaces,
+)
+from vision.render import fonts as fonts_mod
+
+
+def test_train_and_holdout_pools_are_disjoint_and_not_empty():
+    train, hold = StylePool("train").describe(), StylePool("holdout").describe()
+    for key in ("card_templates", "tile_templates", "token_templates", "die_templates", "board_templates", "tables",
+                "lights", "typefaces"):
+        assert train[key] and hold[key], key
+        assert not set(train[key]) & set(hold[key]), key
+    fam = lambda faces: {f.family.split()[0].lower() for f in faces}  # noqa: E731
+    assert not fam(StylePool("train").typefaces) & fam(StylePool("holdout").typefaces)
+
+
+def test_pool_names_are_checked():
+    with pytest.raises(ValueError, match="pool"):
+        StylePool("test")
+    with pytest.raises(ValueError, match="pool"):
+        random_scene("elfer-raus", np.random.default_rng(0), pool="validation")
+
+
+def test_designs_draw_only_from_their_pool():
+    rng = np.random.default_rng(3)
+    hold = StylePool("holdout")
+    for _ in range(10):
+        d = random_design(rng, "holdout")
+        assert d.template in hold.card_templates and d.tile_template in hold.tile_templates
+        assert d.typeface in hold.typefaces
+
+
+def test_unknown_game_and_override_are_refused():
+    with pytest.raises(ValueError, match="unknown game"):
+        random_scene("chess", np.random.default_rng(0))
+    with pytest.raises(TypeError, match="override"):
+        random_scene("numeri", np.random.default_rng(0), zoom=2)
+
+
+@pytest.mark.parametrize("card", [
+    {"kind": "number", "value": 7, "color": "red"},
+    {"kind": "number", "value": 66, "color": None},
+    {"kind": "bull", "value": None, "color": None},
+    {"kind": "joker", "value": None, "color": None},
+    {"kind": "link", "value": None, "color": None},
+    {"kind": "bonus", "value": None, "color": None},
+    {"object": "tile", "kind": "joker", "value": 13, "color": "gray"},
+    {"object": "tile", "kind": "symbol", "value": "star", "color": None},
+    {"object": "token", "value": 4, "color": "blue"},
+    {"object": "die", "value": "star"},
+    {"object": "die", "value": 6},
+])
+def test_render_card_gives_an_opaque_face_with_transparent_corners(card):
+    d = random_design(np.random.default_rng(1), "train")
+    img = render_card(card, d, 160)
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == 160
+    h, w = img.shape[:2]
+    assert img[h // 2, w // 2, 3] == 255
+    assert img[0, 0, 3] < 128  # rounded corner (or outside the disc)
+    assert img[..., :3].std() > 5  # something is printed on it
+
+
+def test_ink_of_a_suit_is_its_colour():
+    """The numeral of a red card is red-ish and of a blue card blue-ish (printed, not pure RGB)."""
+    d = random_design(np.random.default_rng(2), "train", template="minimal")
+    for colour, channel in (("red", 2), ("blue", 0)):
+        img = render_card({"kind": "number", "value": 8, "color": colour}, d, 200)[..., :3].astype(int)
+        ink = img[img.sum(axis=2) < 450]
+        assert len(ink) > 50
+        assert np.median(ink[:, channel]) > np.median(ink[:, 1])
+
+
+def test_6_and_9_are_marked_as_ambiguous_but_not_others():
+    assert is_ambiguous(6, 21) and is_ambiguous(9, 21)
+    assert not any(is_ambiguous(v, 21) for v in (1, 8, 10, 11, 16, 18, 19, 21))
+    assert is_ambiguous(16, 100) and is_ambiguous(66, 100) and not is_ambiguous(88, 100)
+
+
+def test_default_head_table_matches_the_rules():
+    heads = [default_heads(v) for v in range(1, 101)]
+    assert sum(heads) == 184
+    assert default_heads(3) == 7 and default_heads(53) == 5 and default_heads(97) == 3 and default_heads(4) == 1
+
+
+def test_hershey_fallback_without_truetype_fonts(monkeypatch, tmp_path):
+    monkeypatch.setenv("COMPANION_FONT_DIRS", str(tmp_path))  # an empty folder: no fonts at all
+    for pool in ("train", "holdout"):
+        faces = typefaces(pool)
+        assert faces and all(f.path is None and f.hershey is not None for f in faces)
+    d = random_design(np.random.default_rng(0), "train")
+    assert d.typeface.path is None
+    card = render_card({"kind": "number", "value": 12, "color": "green"}, d, 120)
+    assert card[..., :3].std() > 5
+    img, truth = render(random_scene("elfer-raus", np.random.default_rng(0), size=(410, 308), hand=False))
+    assert img.shape == (308, 410, 3) and truth["cards"]
+
+
+def test_without_pillow_text_still_renders(monkeypatch):
+    monkeypatch.setattr(fonts_mod, "ImageFont", None)
+    face = typefaces("train")[0]
+    hershey = fonts_mod.Typeface(name="H", family="H", path=None, hershey=0)
+    assert fonts_mod.text_mask("47", hershey, 40).max() > 0.9
+    assert face is not None
+
+
+def test_every_game_renders_in_the_holdout_pool():
+    for game in GAMES:
+        img, truth = render(random_scene(game, np.random.default_rng(9), "holdout", size=(410, 308)))
+        assert img.shape == (308, 410, 3)
+        assert truth["styles"]["pool"] == "holdout"
+
+
+# ----------------------------------------------------------------------------------------
+# Layout files
+
+
+def test_bundled_layouts_load():
+    s11 = load_layout("start11")
+    assert len(s11.squares) == 88 and len([b for b in s11.bridges if b.bonus]) == 4
+    assert s11.square("blue-7").kind == "joker" and s11.square("red-left").kind == "symbol"
+    num = load_layout("numeri")
+    assert len(num.squares) == 37 and [q.value for q in num.squares[-3:]] == [20, 25, 30]
+    assert num.barriers == {2: 8, 3: 10, 4: 12}
+
+
+def _broken(tmp_path: Path, game: str, old: str, new: str) -> Path:
+    src = Path(load_layout(game).path).read_text(encoding="utf-8")
+    assert old in src
+    p = tmp_path / f"{game}.toml"
+    p.write_text(src.replace(old, new, 1), encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize(("game", "old", "new", "expect"), [
+    ("start11", '{ id = "yellow-3", x = 120.0', '{ id = "yellow-3", x = "far"', r"yellow-3.*x must be a number"),
+    ("start11", 'id = "red-5"', 'id = "purple-5"', r"purple-5.*unknown row colour"),
+    ("start11", '{ id = "green-20", x = 528.0, y = 253.0 },', "", r"missing green-20"),
+    ("start11", 'number = 13, bonus = true', 'number = 13, bonus = "yes"', r"bridges\[1\]\.bonus"),
+    ("start11", 'rows = ["yellow", "red"], number = 3', 'rows = ["yellow", "blue"], number = 3',
+     r"bridges\[0\].*not neighbours"),
+    ("numeri", 'value = 25, kind = "end"', 'value = 25, kind = "finish"', r"squares\[35\]\.kind"),
+    ("numeri", "3 = 10", "3 = 99", r"barriers\.3"),
+    ("numeri", "index = 4,", "index = 5,", r"squares\[4\].*out of order"),
+])
+def test_broken_layout_files_name_file_and_entry(tmp_path, game, old, new, expect):
+    p = _broken(tmp_path, game, old, new)
+    with pytest.raises(LayoutError, match=expect) as err:
+        load_layout(game, p)
+    assert str(p) in str(err.value)
+
+
+def test_unreadable_layout_files(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("squares = [", encoding="utf-8")
+    with pytest.raises(LayoutError, match="not valid TOML"):
+        load_layout("numeri", bad)
+    with pytest.raises(LayoutError, match="cannot read"):
+        load_layout("numeri", tmp_path / "missing.toml")
+    with pytest.raises(LayoutError, match="no board layout"):
+        load_layout("elevens")
