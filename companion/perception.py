@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .games.base import CHANCE, Action, IllegalMove, State
-from .session import Session
+from .session import Session, is_revealing
 
 Item = tuple[Any, ...]
 
@@ -80,11 +80,10 @@ class RowsAdapter(Adapter):
     def expected(self, state: State) -> Counter[Item]:
         rows = state.view(None)["board"]["rows"]
         out: Counter[Item] = Counter()
-        letters = {"yellow": "Y", "red": "R", "blue": "B", "green": "G"}
-        for colour, values in rows.items():
-            spread = values if isinstance(values, list) else _span(values)
-            for v in spread:
-                out[(f"{letters[colour]}{v}",)] += 1
+        for colour, row in rows.items():
+            letter = colour[0].upper()
+            for v in _row_values(row):
+                out[(f"{letter}{v}",)] += 1
         return out
 
     def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
@@ -99,11 +98,87 @@ class RowsAdapter(Adapter):
         return {"type": "play", "card": item[0]}
 
 
-def _span(row: Any) -> list[int]:
-    """A row given as {"low": a, "high": b} (or None when not opened)."""
-    if not row:
+def _row_values(row: Any) -> list[int]:
+    """The values lying in one row, whatever the game's view calls them."""
+    if row is None:
         return []
-    return list(range(int(row["low"]), int(row["high"]) + 1))
+    if isinstance(row, list):  # junior: the values themselves
+        return [int(v) for v in row]
+    if "span" in row:  # classic: one run low..high, or not opened
+        span = row["span"]
+        return list(range(int(span[0]), int(span[1]) + 1)) if span else []
+    if "up" in row:  # extremes: a run up from 1 and a run down from 20
+        up, down = row["up"], row["down"]
+        return sorted(set(range(int(up[0]), int(up[1]) + 1)) | set(range(int(down[0]), int(down[1]) + 1)))
+    raise ValueError(f"unknown row view {row!r}")
+
+
+class PilesAdapter(Adapter):
+    """11 nimmt!: the top card of every pile (what lies under a top is never visible)."""
+
+    exact = True
+
+    def expected(self, state: State) -> Counter[Item]:
+        return Counter(("top", p["top"]) for p in state.view(None)["board"]["piles"])
+
+    def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
+        base = _cards_seen(state, obs)
+        return Seen(Counter(("top", code) for (code,) in base.items.elements()), base.confidence, base.doubtful)
+
+    def chance(self, state: State, seen: Seen, new: Counter[Item]) -> list[Action]:
+        """New piles turned face up after a take: the new tops, in a fixed order."""
+        legal = state.legal_actions()
+        if not any(a.get("type") == "flip" for a in legal) and not getattr(state, "phase", "") == "flip":
+            return []
+        pile = int(state.view(None).get("pile") or 0)
+        want = min(2, pile)
+        tops = sorted((str(code) for _, code in new.elements()), key=int)
+        if len(tops) < want:
+            return []
+        if want == 0:
+            return [{"type": "flip", "cards": []}]
+        from itertools import combinations
+
+        return [{"type": "flip", "cards": list(c)} for c in combinations(tops, want)]
+
+    def label(self, item: Item, lang: str) -> str:
+        return f"{item[1]}"
+
+    def action_for(self, state: State, item: Item) -> Action | None:
+        return None
+
+
+class BoardAdapter(Adapter):
+    """11!: which tile lies on which square of the board."""
+
+    exact = True
+
+    def expected(self, state: State) -> Counter[Item]:
+        tiles = state.view(None)["board"]["tiles"]
+        return Counter(dict.fromkeys(tiles.items(), 1))
+
+    def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
+        items: Counter[Item] = Counter()
+        low, doubtful = 1.0, []
+        for reading in obs.get("cards", []) or []:
+            code = state.observed_card(reading)
+            square = reading.get("square")
+            if code is None or square is None:
+                if square is not None or code is None:
+                    doubtful.append(f"{reading.get('color')} {reading.get('value')}")
+                continue
+            items[(str(square), code)] += 1
+            low = min(low, float(reading.get("confidence", 0.0)))
+        return Seen(items, low, doubtful)
+
+    def label(self, item: Item, lang: str) -> str:
+        from .games import cards
+
+        square, tile = item
+        return f"{cards.name(str(tile), lang)} ({square})"
+
+    def action_for(self, state: State, item: Item) -> Action | None:
+        return {"type": "place", "tile": item[1], "square": item[0]}
 
 
 class TrackAdapter(Adapter):
@@ -148,6 +223,8 @@ class TrackAdapter(Adapter):
 ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "elfer-raus-junior": RowsAdapter,
     "elfer-raus": RowsAdapter,
+    "11-nimmt": PilesAdapter,
+    "start11": BoardAdapter,
     "numeri": TrackAdapter,
 }
 
@@ -197,12 +274,16 @@ def _settled(adapter: Adapter, state: State, seen: Seen) -> bool:
 def _moves(state: State, adapter: Adapter, seen: Seen, remaining: Counter[Item]):
     """Children worth exploring: actions adding only still-unexplained seen items."""
     before = adapter.expected(state)
+    shown = False  # chance outcomes must be backed by what the table shows
     if state.current_player == CHANCE:
         legal = state.legal_actions()
-        options = adapter.chance(state, seen, remaining)
-        if not options and len(legal) == 1:
-            options = legal  # a hidden draw or deal: nothing to see
-        candidates = options
+        candidates = adapter.chance(state, seen, remaining)
+        if not candidates:
+            if len(legal) == 1 and not is_revealing(legal[0]):
+                candidates = legal  # a hidden draw or deal: nothing to see
+            elif len(legal) <= 400:
+                candidates = [a for a in legal if is_revealing(a) and a.get("type") != "roll"]
+                shown = True
     else:
         candidates = state.legal_actions()
     for action in candidates:
@@ -216,6 +297,8 @@ def _moves(state: State, adapter: Adapter, seen: Seen, remaining: Counter[Item])
         removed = before - after
         if added - remaining:
             continue  # it would put something on the table that is not there
+        if shown and not added:
+            continue  # an outcome nobody can see is not guessed
         if adapter.exact and any(seen.items[i] >= after[i] + 1 for i in removed):
             continue  # it takes away something still seen
         if not added and not removed and state.current_player != CHANCE:
@@ -263,11 +346,13 @@ def perceive(session: Session, obs: Mapping[str, Any], die_moved: bool = False) 
     seen.die_moved = die_moved
     start = adapter.expected(state)
     new = seen.items - start
+    gone = start - seen.items if adapter.exact else Counter()  # a taken pile, a moved token
     chance_pending = state.current_player == CHANCE and adapter.chance(state, seen, new)
-    if not new and not chance_pending:
+    if not new and not gone and not chance_pending:
         return {"kind": "settled"}
     found = explain(state, adapter, seen)
-    key = "|".join(sorted(repr(i) for i in new.elements())) + f"|{seen.die}"
+    key = "|".join([*sorted(repr(i) for i in new.elements()), "-", *sorted(repr(i) for i in gone.elements()),
+                    f"die={seen.die}"])
     if found:
         options = [e.actions for e in found]
         sure = len(found) == 1 and found[0].silent == 0 and seen.confidence >= CONFIDENT and not seen.doubtful

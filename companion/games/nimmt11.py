@@ -613,7 +613,9 @@ class NimmtState(State):
             hands = [_sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(self.players)]
             return {"type": "deal", "hands": hands, "flip": deck[HAND_SIZE * self.players]}
         if self.phase == "flip":
-            return {"type": "flip", "cards": rng.sample(_sorted(self.pool), min(2, self.pile))}
+            # Lowest card first: the camera cannot tell in which order two piles were turned up,
+            # so the table and the simulation number new piles the same way.
+            return {"type": "flip", "cards": _sorted(rng.sample(_sorted(self.pool), min(2, self.pile)))}
         raise ValueError(f"no chance event to sample in phase {self.phase!r}")
 
     def redact(self, action: Action) -> Action:
