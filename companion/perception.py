@@ -167,7 +167,7 @@ class BoardAdapter(Adapter):
                 if square is not None or code is None:
                     doubtful.append(f"{reading.get('color')} {reading.get('value')}")
                 continue
-            items[(str(square), code)] += 1
+            items[(_square_id(square), code)] += 1
             low = min(low, float(reading.get("confidence", 0.0)))
         return Seen(items, low, doubtful)
 
@@ -179,6 +179,12 @@ class BoardAdapter(Adapter):
 
     def action_for(self, state: State, item: Item) -> Action | None:
         return {"type": "place", "tile": item[1], "square": item[0]}
+
+
+def _square_id(square: Any) -> str:
+    """The engine's square name ("yellow:13", "red:left") from a reading ("yellow-13" also accepted)."""
+    text = str(square)
+    return text.replace("-", ":", 1) if ":" not in text else text
 
 
 class TrackAdapter(Adapter):
@@ -194,8 +200,10 @@ class TrackAdapter(Adapter):
         items: Counter[Item] = Counter()
         low, doubtful = 1.0, []
         for t in obs.get("tokens", []) or []:
+            if t.get("square") is None:
+                continue  # waiting beside the board, in front of its player
             code = state.observed_card({"kind": "number", "value": t.get("value"), "color": t.get("color")})
-            if code is None or t.get("square") is None:
+            if code is None:
                 doubtful.append(f"{t.get('color')} {t.get('value')}")
                 continue
             items[(int(t["square"]), code)] += 1
@@ -316,8 +324,10 @@ class Perceiver:
 
     def __call__(self, session: Session, obs: Mapping[str, Any]) -> dict[str, Any]:
         die = _die_of(obs)
-        moved = die is not None and (
-            self._die is None or die[0] != self._die[0]
+        if die is not None and self._die is None:
+            self._die = die  # the first sighting is where the die lies, not a roll
+        moved = die is not None and self._die is not None and (
+            die[0] != self._die[0]
             or abs(die[1][0] - self._die[1][0]) + abs(die[1][1] - self._die[1][1]) > self.moved_px
         )
         verdict = perceive(session, obs, die_moved=moved)

@@ -82,29 +82,38 @@ class SimDriver:
 
     def sync(self) -> bool:
         """Make the referee hold what the world did; True if nobody had to correct anything."""
-        clean = True
-        for _ in range(20):
-            missing = self.missing()
-            if missing is None:
-                raise RuntimeError("the referee's log and the world diverged")
-            if not missing:
-                if self._press_next_if_turn_ended():
-                    continue
-                return clean
-            if self._confirm_proposal(missing):
-                continue
-            clean = False
-            action = missing[0]
-            actor = self._actor_for(action)
-            if action.get("type") == "reveal":
-                command = {"type": "reveal", "seat": action["seat"], "cards": action["cards"]}
-            else:
-                command = {"type": "action", "action": action}
-            out = self.referee.submit(command, actor)
-            if not out.ok:
-                raise RuntimeError(f"correction {action} refused: {out.message('en')}")
-            self.corrections += 1
+        before = self.corrections
+        for _ in range(40):
+            if self.try_sync(correct=True):
+                return self.corrections == before
         raise RuntimeError("could not bring the referee in step with the world")
+
+    def try_sync(self, correct: bool) -> bool:
+        """One move towards agreement; True once the referee holds everything the world did.
+
+        Proposals that match the world are confirmed at once (a player's yes); missing
+        moves are typed in from a phone only when `correct` (the camera had its chance).
+        """
+        missing = self.missing()
+        if missing is None:
+            raise RuntimeError("the referee's log and the world diverged")
+        if not missing:
+            return not self._press_next_if_turn_ended()
+        if self._confirm_proposal(missing):
+            return False
+        if not correct:
+            return False
+        action = missing[0]
+        actor = self._actor_for(action)
+        if action.get("type") == "reveal":
+            command = {"type": "reveal", "seat": action["seat"], "cards": action["cards"]}
+        else:
+            command = {"type": "action", "action": action}
+        out = self.referee.submit(command, actor)
+        if not out.ok:
+            raise RuntimeError(f"correction {action} refused: {out.message('en')}")
+        self.corrections += 1
+        return False
 
     def _press_next_if_turn_ended(self) -> bool:
         """The world's turn ended by itself (nothing left to play): the player presses "next".

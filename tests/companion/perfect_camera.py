@@ -49,6 +49,8 @@ def observe(world: SimWorld) -> dict[str, Any]:
             tokens.append({"value": int(code[1:]), "color": COLOUR[code[0]], "center": [float(i), 0.0],
                            "square": square, "confidence": 0.99})
     die = state.view(None)["board"].get("die") if game == "numeri" else None
+    if game == "numeri" and die is None:  # before the first roll the die lies where it was left
+        dice.append({"value": 1, "corners": [[0, 600], [40, 600], [40, 640], [0, 640]], "confidence": 0.99})
     if die is not None:
         k = next(_rolls) % 7
         dice.append({"value": die, "corners": [[500 + 40 * k, 500], [540 + 40 * k, 500], [540 + 40 * k, 540],

@@ -83,6 +83,9 @@ def test_more_cards_before_anyone_presses_next_belong_to_the_same_turn(tmp_path:
 def test_numeri_roll_then_move_from_the_die_and_the_token(tmp_path: Path) -> None:
     ref = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
     assert ref.handle({"type": "new_match", "game": "numeri", "players": ["A", "B"]}, HOST).ok
+    lying = {"value": 5, "corners": [[100, 100], [140, 100], [140, 140], [100, 140]], "confidence": 0.99}
+    out = ref.handle({"type": "observation", "observation": {"dice": [lying]}}, CAMERA)
+    assert out.data["verdict"] == "settled"  # where the die lies before anyone rolls is not a roll
     die = {"value": 2, "corners": [[500, 500], [540, 500], [540, 540], [500, 540]], "confidence": 0.99}
     obs = {"tokens": [{"value": 2, "color": "yellow", "center": [10, 10], "square": 0, "confidence": 0.99}],
            "dice": [die]}

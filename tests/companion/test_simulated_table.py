@@ -12,7 +12,7 @@ from companion.simdriver import SimDriver
 from companion.simworld import SimWorld
 from companion.store import Store
 
-from .perfect_camera import perfect_camera
+from .perfect_camera import observe, perfect_camera
 
 GAMES = [("elfer-raus-junior", None, 3), ("elfer-raus", None, 3), ("elfer-raus", "extremes", 2),
          ("11-nimmt", None, 3), ("start11", None, 2), ("numeri", None, 3)]
@@ -27,7 +27,9 @@ def test_a_match_refereed_to_its_final_scores(tmp_path: Path, game: str, variant
                          Actor("host"))
     assert out.ok, out.error
     world = SimWorld(referee.session.setup, seed=7)  # type: ignore[union-attr]
-    driver = SimDriver(referee, world, perfect_camera(referee))
+    camera = perfect_camera(referee)
+    driver = SimDriver(referee, world, camera)
+    referee.submit({"type": "observation", "observation": observe(world)}, Actor("camera"))  # the table at the start
     driver.play_match()
     snap = referee.snapshot()
     assert snap["match_over"]
