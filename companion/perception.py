@@ -113,6 +113,137 @@ def _row_values(row: Any) -> list[int]:
     raise ValueError(f"unknown row view {row!r}")
 
 
+class ElevensAdapter(Adapter):
+    """11 Elevens: number cards in the rows, jokers where they stand, link cards between rows.
+
+    Rows are parallel and evenly spaced by value, so the number cards give each row's line
+    (an origin per colour and one step per value); a joker is the nearest row position, a
+    link card the position between the two nearest rows. When the picture cannot say
+    (a row with a single card, no geometry), a joker or a link is only counted, and the
+    referee asks the player when several places fit.
+    """
+
+    def expected(self, state: State) -> Counter[Item]:
+        board = state.view(None)["board"]
+        out: Counter[Item] = Counter()
+        for row in board["rows"]:
+            for value, card in row["positions"].items():
+                out[("J", row["colour"], int(value)) if card == "J" else (card,)] += 1
+        for link in board["links"]:
+            a, b = sorted((link["from"], link["to"]))
+            out[("L", a, b, int(link["value"]))] += 1
+        return out
+
+    def seen(self, state: State, obs: Mapping[str, Any]) -> Seen:
+        base = _cards_seen(state, obs, kinds=("number",))
+        items = Counter(base.items)
+        low, doubtful = base.confidence, list(base.doubtful)
+        rows = [r["colour"] for r in state.view(None)["board"]["rows"]]
+        grid = _row_grid(state, obs)
+        for reading in obs.get("cards", []) or []:
+            kind = reading.get("kind")
+            if kind not in ("joker", "link"):
+                continue
+            low = min(low, float(reading.get("confidence", 0.0)))
+            place = grid.locate(_centre(reading), rows, between=kind == "link") if grid else None
+            if place is None:
+                doubtful.append(kind)
+                continue
+            items[("J", *place) if kind == "joker" else ("L", *place)] += 1
+        return Seen(items, low, doubtful)
+
+    def label(self, item: Item, lang: str) -> str:
+        from .games import cards
+
+        if item[0] == "J":
+            return f"joker ({cards.name(cards.code(item[1], item[2]), lang)})"
+        if item[0] == "L":
+            what = "liaison" if lang == "fr" else "link"
+            return f"{what} {item[1]}/{item[2]} {item[3]}"
+        return cards.name(str(item[0]), lang)
+
+    def action_for(self, state: State, item: Item) -> Action | None:
+        if item[0] == "J":
+            return {"type": "play", "card": "J", "row": item[1], "value": item[2]}
+        if item[0] == "L":
+            return None
+        return {"type": "play", "card": item[0]}
+
+
+def _centre(reading: Mapping[str, Any]) -> tuple[float, float]:
+    pts = reading.get("corners") or [[0.0, 0.0]]
+    return sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+
+
+class _RowGrid:
+    """Row lines of the number-card rows: centre(colour, value) = origin[colour] + value * step."""
+
+    def __init__(self, step: tuple[float, float], origin: dict[str, tuple[float, float]]) -> None:
+        self.step = step
+        self.origin = origin
+
+    def at(self, colour: str, value: float) -> tuple[float, float]:
+        ox, oy = self.origin[colour]
+        return ox + value * self.step[0], oy + value * self.step[1]
+
+    def locate(self, p: tuple[float, float], order: list[str], between: bool) -> tuple[Any, ...] | None:
+        sx, sy = self.step
+        norm = sx * sx + sy * sy
+        if norm < 1e-6:
+            return None
+        best = None
+        pairs = list(zip(order, order[1:], strict=False)) if between else [(c, c) for c in order]
+        for a, b in pairs:
+            if a not in self.origin or b not in self.origin:
+                continue
+            ox = (self.origin[a][0] + self.origin[b][0]) / 2
+            oy = (self.origin[a][1] + self.origin[b][1]) / 2
+            value = round(((p[0] - ox) * sx + (p[1] - oy) * sy) / norm)
+            if not 1 <= value <= 21:
+                continue
+            ex, ey = ox + value * sx, oy + value * sy
+            miss = ((p[0] - ex) ** 2 + (p[1] - ey) ** 2) ** 0.5
+            if best is None or miss < best[0]:
+                best = (miss, a, b, value)
+        if best is None or best[0] > 0.45 * norm ** 0.5 * 3:
+            return None
+        _, a, b, value = best
+        return (a, value) if not between else (*sorted((a, b)), value)
+
+
+def _row_grid(state: State, obs: Mapping[str, Any]) -> _RowGrid | None:
+    """Fit the rows from the number cards read (None when there is too little to go on)."""
+    from .games import cards
+
+    points: dict[str, list[tuple[int, tuple[float, float]]]] = {}
+    for reading in obs.get("cards", []) or []:
+        if reading.get("kind") != "number":
+            continue
+        code = state.observed_card(reading)
+        parsed = cards.parse(code) if code else None
+        if parsed is None:
+            continue
+        points.setdefault(parsed[0], []).append((parsed[1], _centre(reading)))
+    # One step per value, shared by all rows: least squares over pairs within each row.
+    num_x = num_y = den = 0.0
+    for pts in points.values():
+        for i, (va, pa) in enumerate(pts):
+            for vb, pb in pts[i + 1:]:
+                dv = vb - va
+                if dv:
+                    num_x += (pb[0] - pa[0]) * dv
+                    num_y += (pb[1] - pa[1]) * dv
+                    den += dv * dv
+    if den == 0:
+        return None
+    step = (num_x / den, num_y / den)
+    origin = {}
+    for colour, pts in points.items():
+        origin[colour] = (sum(p[0] - v * step[0] for v, p in pts) / len(pts),
+                          sum(p[1] - v * step[1] for v, p in pts) / len(pts))
+    return _RowGrid(step, origin)
+
+
 class PilesAdapter(Adapter):
     """11 nimmt!: the top card of every pile (what lies under a top is never visible)."""
 
@@ -229,6 +360,7 @@ class TrackAdapter(Adapter):
 
 
 ADAPTERS: dict[str, Callable[[], Adapter]] = {
+    "elevens": ElevensAdapter,
     "elfer-raus-junior": RowsAdapter,
     "elfer-raus": RowsAdapter,
     "11-nimmt": PilesAdapter,

@@ -31,6 +31,27 @@ def card_reading(code: str, i: int, square: str | None = None) -> dict[str, Any]
     return out
 
 
+def elevens_reading(item: tuple[Any, ...], state: Any) -> dict[str, Any]:
+    """Cards where they lie: rows in the column's order, 60 px per value, 130 px between rows."""
+    order = [r["colour"] for r in state.view(None)["board"]["rows"]]
+
+    def box(x: float, y: float) -> list[list[float]]:
+        return [[x - 25, y - 40], [x + 25, y - 40], [x + 25, y + 40], [x - 25, y + 40]]
+
+    if item[0] == "J":
+        colour, value = item[1], item[2]
+        corners = box(60.0 * value, 130.0 * order.index(colour))
+        return {"kind": "joker", "value": None, "color": None, "corners": corners, "confidence": 0.99}
+    if item[0] == "L":
+        a, b, value = item[1], item[2], item[3]
+        y = 65.0 * (order.index(a) + order.index(b))
+        return {"kind": "link", "value": None, "color": None, "corners": box(60.0 * value, y), "confidence": 0.99}
+    code = item[0]
+    colour, value = COLOUR[code[0]], int(code[1:])
+    return {"kind": "number", "value": value, "color": colour,
+            "corners": box(60.0 * value, 130.0 * order.index(colour)), "confidence": 0.99}
+
+
 def observe(world: SimWorld) -> dict[str, Any]:
     """What a flawless recogniser would report for the world's table now."""
     state = world.state
@@ -40,6 +61,8 @@ def observe(world: SimWorld) -> dict[str, Any]:
     for i, item in enumerate(sorted(items.elements(), key=repr)):
         if game in ("elfer-raus", "elfer-raus-junior"):
             cards.append(card_reading(item[0], i))
+        elif game == "elevens":
+            cards.append(elevens_reading(item, state))
         elif game == "11-nimmt":
             cards.append(card_reading(item[1], i))
         elif game == "start11":

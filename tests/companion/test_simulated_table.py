@@ -14,7 +14,8 @@ from companion.store import Store
 
 from .perfect_camera import observe, perfect_camera
 
-GAMES = [("elfer-raus-junior", None, 3), ("elfer-raus", None, 3), ("elfer-raus", "extremes", 2),
+GAMES = [("elevens", None, 3), ("elevens", "beginner", 2),
+         ("elfer-raus-junior", None, 3), ("elfer-raus", None, 3), ("elfer-raus", "extremes", 2),
          ("11-nimmt", None, 3), ("start11", None, 2), ("numeri", None, 3)]
 
 
