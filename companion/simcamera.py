@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 COLOURS = ("yellow", "red", "blue", "green")
 COLOUR = {"Y": "yellow", "R": "red", "B": "blue", "G": "green", "X": "gray"}
-VIEW_MM = {"elfer-raus-junior": 780.0, "elfer-raus": 1100.0, "11-nimmt": 760.0}
+VIEW_MM = {"elfer-raus-junior": 780.0, "elfer-raus": 1100.0, "elevens": 1200.0, "11-nimmt": 760.0}
 
 
 class TableLayout:
@@ -59,6 +59,7 @@ class TableLayout:
         """The world's visible table as tagged items."""
         view = world.state.view(None)["board"]
         make = {
+            "elevens": self._elevens,
             "elfer-raus-junior": self._rows,
             "elfer-raus": self._rows,
             "11-nimmt": self._piles,
@@ -88,6 +89,29 @@ class TableLayout:
             # Overlapping rows: higher values lie on top so the lower ones show their corner index.
             out[code] = self._card(code, {"kind": "number", "value": value, "color": colour},
                                    (value - centre) * pitch, y, layer=value, group=f"row:{colour}")
+        return out
+
+    def _elevens(self, world: SimWorld, view: dict[str, Any]) -> dict[str, Item]:
+        """Rows in the column's order; link cards turned sideways in the gap between two rows."""
+        d = self.scene.design
+        pitch, gap = d.card_w * 0.52, d.card_h * 1.55
+        order = [r["colour"] for r in view["rows"]]
+        out = {}
+        for k, row in enumerate(view["rows"]):
+            y = (k - 1.5) * gap
+            for value, card in row["positions"].items():
+                v = int(value)
+                if card == "J":
+                    tag, face = f"J@{row['colour']}{v}", {"kind": "joker", "value": None, "color": None}
+                else:
+                    tag, face = card, {"kind": "number", "value": v, "color": row["colour"]}
+                out[tag] = self._card(tag, face, (v - 11) * pitch, y, layer=v, group=f"row:{row['colour']}")
+        for link in view["links"]:
+            a, b, v = link["from"], link["to"], int(link["value"])
+            y = ((order.index(a) + order.index(b)) / 2 - 1.5) * gap
+            tag = f"L@{min(a, b)}{max(a, b)}{v}"
+            item = self._card(tag, {"kind": "link", "value": None, "color": None}, (v - 11) * pitch, y, layer=30)
+            out[tag] = replace(item, angle=item.angle + 90.0)
         return out
 
     def _piles(self, world: SimWorld, view: dict[str, Any]) -> dict[str, Item]:
