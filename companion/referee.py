@@ -101,6 +101,7 @@ class Referee:
         self._thread: threading.Thread | None = None
         self._snapshot_lock = threading.Lock()
         self._snapshot: dict[str, Any] = {}
+        self._private: dict[int | None, dict[str, Any]] = {}
         self.last_activity = time.monotonic()
         self._resume()
 
@@ -138,7 +139,13 @@ class Referee:
             if item is None:
                 return
             command, actor, future = item
-            outcome = self.handle(command, actor)
+            try:
+                outcome = self.handle(command, actor)
+            except Exception:  # noqa: BLE001 - one bad command must not stop the referee
+                log.exception("command %r failed", command)
+                outcome = Outcome(False, self.version, 422, {
+                    "fr": "Erreur interne : rien n'a été changé.", "en": "Internal error: nothing was changed.",
+                    "rule": "internal"})
             if future is not None:
                 future.set_result(outcome)
 
@@ -233,7 +240,8 @@ class Referee:
         assert self.match_id is not None
         text = None
         if kind == "action":  # described before it is applied: the sentence names the mover
-            text = {lang: _describe(session, payload["action"], lang) for lang in ("fr", "en")}
+            shown = _shown(session, payload["action"])
+            text = {lang: _describe(session, shown, lang) for lang in ("fr", "en")}
         seq = self.store.append(self.match_id, kind, payload, actor.label())
         session.apply(seq, kind, payload)
         self.version += 1
@@ -459,9 +467,18 @@ class Referee:
         return msg
 
     def _publish_snapshot(self) -> None:
+        """Build every view once per commit, on the referee's thread; readers only copy them."""
         snap = self._build_public()
+        private: dict[int | None, dict[str, Any]] = {}
+        session = self.session
+        if session is not None:
+            state = session.match.state
+            for seat in range(state.players):
+                private[seat] = {"seat": seat, "view": state.view(seat), "legal": _legal_for(state, seat)}
+            private[None] = {"seat": None, "legal": _legal_for(state, None)}
         with self._snapshot_lock:
             self._snapshot = snap
+            self._private = private
 
     def snapshot(self) -> dict[str, Any]:
         """The public state (what a spectator may see), as of the last committed event."""
@@ -494,24 +511,25 @@ class Referee:
             "waiting_for": _waiting_for(state) if not session.round_done else None,
             "proposal": session.proposal,
             "problem": session.problem,
-            "last": session.last,
+            "last": _public_last(session),
             "options": m.options,
             "guesses": [o.id for o in info.options if o.guess],
         }
 
     def state_for(self, actor: Actor) -> dict[str, Any]:
         """The state as `actor` may see it: public plus their own seat's private part."""
-        snap = dict(self.snapshot())
-        session = self.session
-        if session is not None and actor.role == "player" and actor.seat is not None:
-            state = session.match.state
-            if 0 <= actor.seat < state.players:
-                snap["me"] = {"seat": actor.seat, "view": state.view(actor.seat),
-                              "legal": _legal_for(state, actor.seat)}
-        elif session is not None and actor.role == "host":
-            state = session.match.state
-            snap["me"] = {"seat": None, "legal": _legal_for(state, None)}
+        with self._snapshot_lock:
+            snap = dict(self._snapshot)
+            private = self._private
+        if actor.role == "player" and actor.seat in private:
+            snap["me"] = private[actor.seat]
+        elif actor.role == "host" and None in private:
+            snap["me"] = private[None]
         return snap
+
+    @property
+    def started(self) -> bool:
+        return self.alive()
 
 
 def _legal_for(state: games.State, seat: int | None) -> list[Action]:
@@ -524,6 +542,25 @@ def _legal_for(state: games.State, seat: int | None) -> list[Action]:
     except Exception:  # noqa: BLE001 - a view must never fail because of one game's listing
         log.exception("legal_actions failed")
         return []
+
+
+def _shown(session: Session, action: Mapping[str, Any]) -> dict[str, Any]:
+    """A chance outcome as the table saw it (a simulated deal or draw names hidden cards)."""
+    state = session.match.state
+    if state.current_player == CHANCE:
+        return dict(state.redact(dict(action)))
+    return dict(action)
+
+
+def _public_last(session: Session) -> dict[str, Any] | None:
+    last = session.last
+    if last is None or last.get("kind") != "action" or session.match.table_mode:
+        return last
+    action = last["payload"].get("action", {})
+    if action.get("type") in ("deal", "drawn", "opening_draw"):
+        hidden = {k: None for k in ("hands", "card", "tile") if k in action}
+        return {**last, "payload": {**last["payload"], "action": {**action, **hidden}}}
+    return last
 
 
 def _waiting_for(state: games.State) -> str | None:
