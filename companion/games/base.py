@@ -266,8 +266,9 @@ def verify_claim(claim: Claim, hand: Hand, final: Iterable[Card]) -> str:
     """Check a "nothing was playable" claim once the hand is laid out.
 
     What went out after the claim plus the final hand, minus the known cards that came in
-    after it, is what the hand held then -- except for up to `d` cards that arrived
-    hidden since. So more than `d` playable cards among them prove the claim false.
+    after it, is what the hand held then -- plus up to `d` cards that arrived hidden since.
+    So more than `d` playable cards among them prove the claim false, and none at all
+    (with nothing given away face down) proves it true.
     """
     later = hand.log[claim.at:]
     seen = Counter(final)
@@ -283,7 +284,8 @@ def verify_claim(claim: Claim, hand: Hand, final: Iterable[Card]) -> str:
     n_playable = sum(n for card, n in seen.items() if card in playable)
     if n_playable > hidden_in:
         return "refuted"
-    if hidden_in == 0 and not hidden_out:
+    if n_playable == 0 and not hidden_out:
+        # Everything the hand held then is among what was seen since: none of it was playable.
         return "confirmed"
     return "unverifiable"
 

@@ -272,13 +272,7 @@ class JuniorState(State):
             raise IllegalMove("not-in-hand", f"Le {cards.name(card, 'fr')} n'est pas dans cette main.",
                               f"The {cards.name(card)} is not in this hand.")
         if not self.fits(card):
-            raise IllegalMove(
-                "does-not-fit",
-                f"Le {cards.name(card, 'fr')} ne va pas : il faut poser à côté de la carte voisine de la même "
-                "couleur, sans sauter de nombre.",
-                f"The {cards.name(card)} does not fit: a card goes next to the card of the same colour "
-                "one higher or lower, without skipping a number.",
-            )
+            raise self._why_not(card)
         hand.remove(card, self.pool)
         colour, value = cards.parse(card) or ("", 0)
         if value == self.low[colour] + 1:
@@ -292,6 +286,27 @@ class JuniorState(State):
             self._end_round()
         elif self.phase == "after_draw" or not self._may_play_more(seat):
             self._next_turn()
+
+    def _why_not(self, card: Card) -> IllegalMove:
+        """The card does not fit: say which cards of its row come next (no number is skipped)."""
+        colour, value = cards.parse(card) or ("", 0)
+        low, high = self.low[colour], self.high[colour]
+        if not low < value < high:
+            return IllegalMove("does-not-fit", f"Le {cards.name(card, 'fr')} est déjà posé.",
+                               f"The {cards.name(card)} is already on the table.")
+        # (next card, the card it goes beside, before/after) for each open end of the row
+        ends = [(low + 1, low, "après", "after")]
+        if high - 1 != low + 1:
+            ends.append((high - 1, high, "avant", "before"))
+        fr = " ou ".join(f"le {cards.name(cards.code(colour, v), 'fr')} ({w_fr} le "
+                         f"{cards.name(cards.code(colour, b), 'fr')})" for v, b, w_fr, _ in ends)
+        en = " or ".join(f"the {cards.name(cards.code(colour, v))} ({w_en} the "
+                         f"{cards.name(cards.code(colour, b))})" for v, b, _, w_en in ends)
+        return IllegalMove(
+            "does-not-fit",
+            f"Le {cards.name(card, 'fr')} ne va pas encore : sans sauter de nombre, la rangée continue avec {fr}.",
+            f"The {cards.name(card)} does not fit yet: without skipping a number, the row continues with {en}.",
+        )
 
     def _may_play_more(self, seat: int) -> bool:
         return bool(self._playable_in_hand(seat))

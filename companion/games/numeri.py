@@ -379,10 +379,11 @@ class NumeriState(State):
         if die != STAR and n != die:
             self._check_split(seat, n)
         elif not self.can_move(seat, n):
-            where_fr = "sur la dernière case" if self.pos[seat][n - 1] == self.length - 1 else "sans case libre devant"
-            where_en = "on the last square" if self.pos[seat][n - 1] == self.length - 1 else "with no free square ahead"
-            raise IllegalMove("cannot-move", f"{tok_fr.capitalize()} est {where_fr} : il ne peut pas avancer.",
-                              f"{tok_en.capitalize()} is {where_en}: it cannot move.")
+            last = self.pos[seat][n - 1] == self.length - 1
+            why_fr = "est sur la dernière case" if last else "n'a aucune case libre devant lui"
+            why_en = "is on the last square" if last else "has no free square ahead"
+            raise IllegalMove("cannot-move", f"{tok_fr.capitalize()} {why_fr} : il ne peut pas avancer.",
+                              f"{tok_en.capitalize()} {why_en}: it cannot move.")
 
     def _check_split(self, seat: int, n: int) -> None:
         die, tok_fr, tok_en = self.die, token_name(seat, n, "fr"), token_name(seat, n)

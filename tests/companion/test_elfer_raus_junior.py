@@ -125,9 +125,8 @@ def test_table_mode_confirms_an_honest_claim() -> None:
     for card in ("Y2", "Y3", "Y4", "Y5", "Y6"):
         s.apply({"type": "play", "card": card})
     s.apply({"type": "reveal", "seat": 0, "cards": ["R5", "B5", "B6", "G5", "G6", "G7"]})
-    # Before the draw the hand held none of the fitting cards; the drawn one is hidden, so
-    # the second claim ("the drawn card does not fit") holds too: nothing fits in the reveal.
-    assert [c.status for c in s.claims] == ["unverifiable", "confirmed"]
+    # Nothing the hand held since the first claim (the drawn card included) fitted: both true.
+    assert [c.status for c in s.claims] == ["confirmed", "confirmed"]
 
 
 def test_table_mode_rejects_a_card_seen_elsewhere() -> None:
