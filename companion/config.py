@@ -68,8 +68,8 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class VisionConfig:
-    stable_frames: int = 3
-    min_confidence: float = 0.6
+    stable_frames: int = 5
+    min_confidence: float = 0.9
 
 
 @dataclass(frozen=True)

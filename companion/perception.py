@@ -450,8 +450,9 @@ def _moves(state: State, adapter: Adapter, seen: Seen, remaining: Counter[Item])
 class Perceiver:
     """The referee's `perceive` hook; remembers the die between snapshots to see rolls."""
 
-    def __init__(self, moved_px: float = 12.0) -> None:
+    def __init__(self, moved_px: float = 12.0, confident: float = CONFIDENT) -> None:
         self.moved_px = moved_px
+        self.confident = confident
         self._die: tuple[Any, tuple[float, float]] | None = None
 
     def __call__(self, session: Session, obs: Mapping[str, Any]) -> dict[str, Any]:
@@ -462,7 +463,7 @@ class Perceiver:
             die[0] != self._die[0]
             or abs(die[1][0] - self._die[1][0]) + abs(die[1][1] - self._die[1][1]) > self.moved_px
         )
-        verdict = perceive(session, obs, die_moved=moved)
+        verdict = perceive(session, obs, die_moved=moved, confident=self.confident)
         if die is not None and verdict.get("kind") in ("commit", "settled"):
             self._die = die
         return verdict
@@ -477,7 +478,8 @@ def _die_of(obs: Mapping[str, Any]) -> tuple[Any, tuple[float, float]] | None:
     return None
 
 
-def perceive(session: Session, obs: Mapping[str, Any], die_moved: bool = False) -> dict[str, Any]:
+def perceive(session: Session, obs: Mapping[str, Any], die_moved: bool = False,
+             confident: float = CONFIDENT) -> dict[str, Any]:
     """The verdict on one stable snapshot (see `Referee._cmd_observation`)."""
     state = session.match.state
     factory = ADAPTERS.get(state.info.id)
@@ -497,7 +499,7 @@ def perceive(session: Session, obs: Mapping[str, Any], die_moved: bool = False) 
                     f"die={seen.die}"])
     if found:
         options = [e.actions for e in found]
-        sure = len(found) == 1 and found[0].silent == 0 and seen.confidence >= CONFIDENT and not seen.doubtful
+        sure = len(found) == 1 and found[0].silent == 0 and seen.confidence >= confident and not seen.doubtful
         if sure:
             return {"kind": "commit", "actions": found[0].actions}
         return {

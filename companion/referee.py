@@ -455,8 +455,11 @@ class Referee:
         return {"verdict": kind}
 
     def _cmd_note(self, command: Mapping[str, Any], actor: Actor) -> None:
+        if actor.role not in ("system", "camera"):
+            raise Refusal(403, "Réservé au boîtier.", "Only the box itself writes notes.", "forbidden")
         if self.session is not None:
-            self._commit("note", {"text": str(command.get("text", ""))[:200]}, actor)
+            text = str(command.get("text", ""))[:200]
+            self._commit("note", {"text": text, "text_fr": str(command.get("text_fr", text))[:200]}, actor)
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -68,6 +68,10 @@ class ServerThread:
         self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
 
     @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
     def url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
         return f"http://{host}:{self.port}"
