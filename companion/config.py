@@ -298,7 +298,7 @@ def _rounds(value: Any, ctx: _Ctx) -> int | None:
 _D_GPIO = GpioConfig()
 SETTINGS: dict[str, tuple[Parser, Any]] = {
     "server.host": (_text, ServerConfig.host),
-    "server.port": (_int(1, 65535), ServerConfig.port),
+    "server.port": (_int(0, 65535), ServerConfig.port),  # 0: any free port (tests)
     "server.public_url": (_url, ServerConfig.public_url),
     "camera.spec": (_camera_spec, CameraConfig.spec),
     "camera.resolution": (_size, CameraConfig.resolution),

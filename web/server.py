@@ -107,22 +107,26 @@ class ServerThread:
         self.stop()
 
 
-def banner(app: Flask, port: int, public_url: str = "") -> str:
+def banner(app: Flask, port: int, public_url: str = "", host: str = "0.0.0.0") -> str:
     """What `companion serve` prints: the address for phones and the host's join QR code.
 
-    The URL uses the LAN address (Android phones often cannot resolve `.local` names).
+    The URL uses the LAN address (Android phones often cannot resolve `.local` names), or
+    the one address the server listens on when it is bound to a single one.
     """
     base = public_url.rstrip("/") if public_url else ""
     if not base:
         addresses = lan_addresses()
         ip = addresses[0] if addresses else "127.0.0.1"
+        if host not in ("0.0.0.0", "", "::"):
+            ip = host
         base = f"http://{ip}" + ("" if port == 80 else f":{port}")
     host = app.extensions["companion"].access.get("host")
     join = f"{base}/join/{host.token}"
     out = io.StringIO()
     segno.make(join, error="m").terminal(out=out, compact=True)
     return (f"Table Companion: open {base}/ on the phones (same Wi-Fi).\n"
-            f"Host: scan this code, or open {base}/join and type {host.code}.\n{out.getvalue()}")
+            f"Host: scan this code, or open {base}/join and type {host.code}.\n{out.getvalue()}"
+            f"Host link (keep it private): {join}\n")
 
 
 __all__ = ["SETTINGS", "THREADS", "ServerThread", "banner", "make_server", "serve"]

@@ -169,8 +169,8 @@ board = "{board.name}"
         ("[server]\nprot = 8080", "config.toml: server.prot: unknown setting (known here: host, port, public_url)"),
         ("[serveur]\nport = 8080", "config.toml: serveur: unknown setting"),
         ("port = 8080", "config.toml: port: unknown setting"),
-        ("[server]\nport = 70000", "config.toml: server.port: must be a whole number 1–65535, not 70000"),
-        ('[server]\nport = "8080"', "config.toml: server.port: must be a whole number 1–65535, not '8080'"),
+        ("[server]\nport = 70000", "config.toml: server.port: must be a whole number 0–65535, not 70000"),
+        ('[server]\nport = "8080"', "config.toml: server.port: must be a whole number 0–65535, not '8080'"),
         ("[server]\nhost = ''", "config.toml: server.host: must be a non-empty text"),
         ('[server]\npublic_url = "jeux.local"', "config.toml: server.public_url: must be \"\" or an address"),
         ('[camera]\nspec = "webcam"', "config.toml: camera.spec: must be auto, picamera2, usb:N, file:PATH or sim"),
@@ -249,15 +249,16 @@ def test_file_problems(tmp_path: Path) -> None:
 
 
 def test_environment_errors_name_the_variable() -> None:
-    with pytest.raises(ConfigError, match=r"^\$COMPANION_PORT: server.port: must be a whole number 1–65535, not 'ab'$"):
+    with pytest.raises(ConfigError, match=r"^\$COMPANION_PORT: server.port: must be a whole number 0–65535, not 'ab'$"):
         load(None, {"COMPANION_PORT": "ab"})
     with pytest.raises(ConfigError, match=r"^\$COMPANION_CAMERA: camera.spec: must be auto"):
         load(None, {"COMPANION_CAMERA": "usb"})
 
 
 def test_command_line_errors() -> None:
-    with pytest.raises(ConfigError, match=r"^command line: server.port: must be a whole number 1–65535, not 0$"):
-        load(None, {}, {"server.port": 0})
+    with pytest.raises(ConfigError, match=r"^command line: server.port: must be a whole number 0–65535, not -1$"):
+        load(None, {}, {"server.port": -1})
+    assert load(None, {}, {"server.port": 0}).server.port == 0  # any free port
     with pytest.raises(ConfigError, match=r"^command line: server.porte: unknown setting$"):
         load(None, {}, {"server.porte": 1})
     with pytest.raises(ConfigError, match=r"^--camera: camera.spec"):
