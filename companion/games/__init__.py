@@ -37,17 +37,18 @@ def get(game_id: str) -> GameDef:
 
 
 def ids() -> list[str]:
+    """Game ids in the product's order (whatever order the modules were imported in)."""
     _load_all()
-    return list(_REGISTRY)
+    return [gid for gid in _ORDER if gid in _REGISTRY]
 
 
 def all_games() -> list[GameDef]:
-    _load_all()
-    return list(_REGISTRY.values())
+    return [_REGISTRY[gid] for gid in ids()]
 
 
-# The order of the product's game list.
+# The product's game list: module names and ids, in the order shown to players.
 _MODULES = ("start11", "elevens", "elfer_raus_junior", "elfer_raus", "nimmt11", "numeri")
+_ORDER = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
 
 
 def _load_all() -> None:
@@ -56,11 +57,7 @@ def _load_all() -> None:
     import importlib
 
     for name in _MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:  # a game still being written
-            if exc.name != f"{__name__}.{name}":
-                raise
+        importlib.import_module(f"{__name__}.{name}")
 
 
 __all__ = [

@@ -95,3 +95,13 @@ def test_games_import_only_the_standard_library() -> None:
                 continue
             for name in names:
                 assert name.split(".")[0] in stdlib | {"__future__"}, f"{path.name} imports {name}"
+
+
+def test_the_game_list_does_not_depend_on_import_order() -> None:
+    import subprocess
+    import sys
+
+    code = "import companion.games.numeri, companion.games.elevens; from companion import games; print(games.ids())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(games.ids())
+    assert games.ids() == ["start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri"]
