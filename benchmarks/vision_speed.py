@@ -1,0 +1,109 @@
+"""Card recognition speed on ONE core, and peak memory of `companion recognize`.
+
+Usage: python benchmarks/vision_speed.py [--scenes 8] [--repeat 5] [--seed 4000] [--core 0]
+
+Renders holdout scenes at 1640×1232 (the Pi camera v2 binned mode), pins this process to one
+core (os.sched_setaffinity, cv2.setNumThreads(1)) and times:
+  - a full read of the photo (detection, classification, colour, decisions);
+  - re-reading one changed region (one card plus a margin), as after a stabiliser event;
+  - peak resident memory of `python -m companion recognize` on one photo (getrusage of the child).
+Both wall-clock and CPU time (time.process_time) are reported: on a shared, loaded machine the
+CPU time is the figure that says what the code costs. Targets (brief): full read <= 80 ms
+median, region re-read <= 15 ms, recognize peak memory <= 200 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenes", type=int, default=8)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=4000)
+    ap.add_argument("--core", type=int, default=0)
+    ap.add_argument("--indices", default="always", choices=["always", "auto"])
+    a = ap.parse_args()
+    os.sched_setaffinity(0, {a.core})
+    import cv2
+
+    cv2.setNumThreads(1)
+    from vision.pipeline import Recognizer, RecognizerConfig
+    from vision.render import random_scene, render
+
+    games = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
+    shots = []
+    for k in range(a.scenes):
+        game = games[k % len(games)]
+        scene = random_scene(game, np.random.default_rng([a.seed, k]), "holdout", hand=False)
+        image, truth = render(scene)
+        shots.append((game, image, truth))
+    full_wall, full_cpu, reg_wall, reg_cpu, ncards = [], [], [], [], []
+    parts: dict[str, list[float]] = {}
+    for game, image, truth in shots:
+        rec = Recognizer(game, RecognizerConfig(indices=a.indices))
+        rec.read(image)  # warm-up (first forward of each network allocates)
+        for _ in range(a.repeat):
+            w0, c0 = time.perf_counter(), time.process_time()
+            obs = rec.read(image)
+            full_wall.append((time.perf_counter() - w0) * 1000)
+            full_cpu.append((time.process_time() - c0) * 1000)
+            for k, v in obs.extra["timings"].items():
+                parts.setdefault(k, []).append(v)
+        ncards.append(len(obs.cards))
+        if truth["cards"]:
+            q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
+            x0, y0 = q.min(axis=0) - 10
+            x1, y1 = q.max(axis=0) + 10
+            region = [(int(x0), int(y0), int(x1), int(y1))]
+            for _ in range(a.repeat):
+                w0, c0 = time.perf_counter(), time.process_time()
+                rec.read(image, regions=region)
+                reg_wall.append((time.perf_counter() - w0) * 1000)
+                reg_cpu.append((time.process_time() - c0) * 1000)
+    # Peak memory of the command line tool on one photo, in a fresh process.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.jpg"
+        cv2.imwrite(str(path), shots[0][1])
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        proc = subprocess.run([sys.executable, "-m", "companion", "recognize", "--game", shots[0][0], str(path)],
+                              capture_output=True, text=True, check=False)
+        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        ok = proc.returncode == 0
+    med = statistics.median
+    out = {
+        "photo": "1640x1232", "scenes": a.scenes, "repeat": a.repeat, "cards_per_photo_median": med(ncards),
+        "full_read_ms_wall_median": round(med(full_wall), 1), "full_read_ms_cpu_median": round(med(full_cpu), 1),
+        "full_read_ms_cpu_p90": round(float(np.percentile(full_cpu, 90)), 1),
+        "region_read_ms_wall_median": round(med(reg_wall), 1) if reg_wall else None,
+        "region_read_ms_cpu_median": round(med(reg_cpu), 1) if reg_cpu else None,
+        "recognize_peak_rss_mb": round(max(peak_kb, before) / 1024, 1), "recognize_ok": ok,
+        "stage_ms_median": {k: round(med(v), 2) for k, v in parts.items()},
+        "loadavg": os.getloadavg()[0],
+    }
+    print("One core, 1640×1232 holdout photos:")
+    print(f"  full read     {out['full_read_ms_cpu_median']:7.1f} ms CPU median "
+          f"({out['full_read_ms_wall_median']:.1f} ms wall)   target <= 80")
+    if reg_cpu:
+        print(f"  region re-read {out['region_read_ms_cpu_median']:6.1f} ms CPU median "
+              f"({out['region_read_ms_wall_median']:.1f} ms wall)   target <= 15")
+    print(f"  recognize peak memory {out['recognize_peak_rss_mb']:.0f} MB   target <= 200")
+    print(f"  stages (ms, median): {out['stage_ms_median']}")
+    print(f"  machine load average {out['loadavg']:.1f} (wall times grow with it; CPU times do not)")
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

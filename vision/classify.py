@@ -1,0 +1,219 @@
+"""Reading what a card (or a corner index, a tile, a token) shows: a small CNN run through cv2.dnn.
+
+Crops are cut from the photo by the outline found by the detector, in a canonical frame: `u`
+runs along the top edge (TL → TR), `v` down the left edge (TL → BL), both 0..1 over the card.
+Two crop kinds use the same network: the whole card (`CARD_REGION`, squeezed to a square) and
+the top-left corner index (`INDEX_REGION`). The network answers jointly "which class" and
+"is the crop upright or turned half a turn": an unmarked 6 turned over is a 9, and only the
+joint answer keeps that coupling for the row-orientation vote (see pipeline).
+
+The model file is a plain ONNX graph plus a JSON sidecar naming the classes, the crop size,
+the temperature found on a validation split (confidence calibration) and the crop regions, so
+other readers (11! tiles, Numeri tokens) can ship their own model and reuse this module.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+
+# Canonical regions, as (u0, v0, u1, v1) fractions of the card. A little outside the card on
+# purpose: detector outlines are a few percent off, and the edge is a cue in itself.
+CARD_REGION = (-0.03, -0.02, 1.03, 1.02)
+INDEX_REGION = (-0.03, -0.02, 0.37, 0.26)
+CROP = 32
+
+# Classes of the card model; numbers are their own class (1..100): see vision/train/README-like
+# notes in vision.train.crops for why whole numbers beat composing digits here.
+NUMBER_MAX = 100
+SPECIALS = ("joker", "link", "bonus", "bull", "back", "none")
+CARD_CLASSES = tuple(str(n) for n in range(1, NUMBER_MAX + 1)) + SPECIALS
+
+
+class ModelError(VisionError):
+    """A model file is missing or does not match its description."""
+
+
+# ----------------------------------------------------------------------------------------
+# Geometry of crops
+
+
+def unit_homography(quad: np.ndarray) -> np.ndarray:
+    """Homography from the unit square (u, v) to image pixels of `quad` (TL, TR, BR, BL)."""
+    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    return cv2.getPerspectiveTransform(src, np.asarray(quad, np.float32).reshape(4, 2))
+
+
+def crop_matrix(quad: np.ndarray, region: tuple[float, float, float, float], size: int | tuple[int, int]) -> np.ndarray:
+    """3×3 map from crop pixels (x, y) to image pixels for `region` of the card outlined by `quad`."""
+    sw, sh = (size, size) if isinstance(size, int) else size
+    u0, v0, u1, v1 = region
+    du, dv = (u1 - u0) / sw, (v1 - v0) / sh
+    a = np.array([[du, 0, u0 + 0.5 * du], [0, dv, v0 + 0.5 * dv], [0, 0, 1]], np.float64)
+    return unit_homography(quad).astype(np.float64) @ a
+
+
+class Pyramid:
+    """An image and its pyrDown levels, built on demand: crops sample from the level where one
+    crop pixel covers one to two source pixels (no aliasing from large reductions)."""
+
+    def __init__(self, image: np.ndarray):
+        if image is None or image.ndim != 3 or image.shape[2] != 3:
+            raise VisionError("expected a BGR colour image")
+        self.levels = [image]
+
+    def level(self, k: int) -> np.ndarray:
+        while len(self.levels) <= k:
+            prev = self.levels[-1]
+            if min(prev.shape[:2]) < 16:
+                break
+            self.levels.append(cv2.pyrDown(prev))
+        return self.levels[min(k, len(self.levels) - 1)]
+
+    @property
+    def image(self) -> np.ndarray:
+        return self.levels[0]
+
+
+def warp_crop(pyr: Pyramid, quad: np.ndarray, region: tuple[float, float, float, float],
+              size: int | tuple[int, int] = CROP) -> np.ndarray:
+    """The `region` of the card outlined by `quad`, resampled to `size` (uint8 BGR)."""
+    sw, sh = (size, size) if isinstance(size, int) else size
+    m = crop_matrix(quad, region, (sw, sh))
+    # Source pixels per crop pixel, from the crop's mapped edges.
+    pts = cv2.perspectiveTransform(np.array([[[0, 0], [sw, 0], [0, sh]]], np.float64), m)[0]
+    step = max(np.hypot(*(pts[1] - pts[0])) / sw, np.hypot(*(pts[2] - pts[0])) / sh)
+    k = max(0, int(math.floor(math.log2(step))) if step >= 2 else 0)
+    img = pyr.level(k)
+    k = len(pyr.levels) - 1 if k >= len(pyr.levels) else k
+    if k:
+        s = 0.5**k
+        m = np.array([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5], [0, 0, 1]]) @ m
+    return cv2.warpPerspective(img, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def rotate_quad(quad: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """The same outline with its reading frame turned by quarter turns (2 = upside down)."""
+    return np.roll(np.asarray(quad, np.float64).reshape(4, 2), -quarter_turns, axis=0)
+
+
+def preprocess(crops: np.ndarray) -> np.ndarray:
+    """N×S×S×3 uint8 crops -> N×3×S×S float32 blob, each channel standardised per crop.
+
+    Per-crop standardisation removes exposure, white balance and contrast, which vary far more
+    between tables and lamps than the printed shapes the network must read."""
+    x = np.asarray(crops, np.float32)
+    if x.ndim == 3:
+        x = x[None]
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    std = x.std(axis=(1, 2), keepdims=True)
+    x = (x - mean) / (std + 8.0)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+# ----------------------------------------------------------------------------------------
+# The network
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    classes: tuple[str, ...]
+    crop: int
+    temperature: float
+    orientations: int  # 2: outputs are (class, upright|turned) pairs; 1: class only
+    meta: dict
+
+
+def load_info(name: str = "cards", models_dir: Path | None = None) -> ModelInfo:
+    path = (models_dir or MODELS_DIR) / f"{name}.json"
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ModelError(f"model description {path} is missing") from None
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"cannot read model description {path}: {exc}") from None
+    for key in ("classes", "crop", "temperature"):
+        if key not in meta:
+            raise ModelError(f"{path}: missing key {key!r}")
+    return ModelInfo(name=name, classes=tuple(meta["classes"]), crop=int(meta["crop"]),
+                     temperature=float(meta["temperature"]), orientations=int(meta.get("orientations", 1)), meta=meta)
+
+
+@lru_cache(maxsize=8)
+def _net(path: str) -> cv2.dnn.Net:
+    try:
+        net = cv2.dnn.readNetFromONNX(path)
+    except cv2.error as exc:
+        raise ModelError(f"cannot load model {path}: {exc}") from None
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    return net
+
+
+class Classifier:
+    """Class probabilities for crops. `probs(crops)` -> N×C×O (O = orientations)."""
+
+    BATCH = 4  # cv2.dnn is fastest on small batches here (cache-sized)
+
+    def __init__(self, name: str = "cards", models_dir: Path | None = None, temperature: float | None = None):
+        self.info = load_info(name, models_dir)
+        onnx = (models_dir or MODELS_DIR) / f"{name}.onnx"
+        if not onnx.is_file():
+            raise ModelError(f"model file {onnx} is missing")
+        self.net = _net(str(onnx))
+        self.temperature = float(temperature if temperature is not None else self.info.temperature)
+        self.index = {c: i for i, c in enumerate(self.info.classes)}
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.info.classes
+
+    def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Raw logits (N×C·O) and, when the model exports them, pooled features (N×D)."""
+        blob = preprocess(crops)
+        names = list(self.net.getUnconnectedOutLayersNames())
+        want = ["y", "f"] if "f" in names and "y" in names else None
+        logits, feats = [], []
+        for i in range(0, len(blob), self.BATCH):
+            self.net.setInput(blob[i:i + self.BATCH])
+            if want:
+                y, f = self.net.forward(want)
+                logits.append(np.array(y, np.float32, copy=True))
+                feats.append(np.array(f, np.float32, copy=True).reshape(len(y), -1))
+            else:
+                logits.append(np.array(self.net.forward(), np.float32, copy=True))
+        if not logits:
+            return np.zeros((0, len(self.classes) * self.info.orientations), np.float32), None
+        return np.concatenate(logits, axis=0), (np.concatenate(feats, axis=0) if feats else None)
+
+    def logits(self, crops: np.ndarray) -> np.ndarray:
+        return self.run(crops)[0]
+
+    def to_probs(self, logits: np.ndarray) -> np.ndarray:
+        z = logits / self.temperature
+        z = z - z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        return p.reshape(len(p), len(self.classes), self.info.orientations)
+
+    def probs(self, crops: np.ndarray) -> np.ndarray:
+        return self.to_probs(self.logits(crops))
+
+
+def top_k(p: np.ndarray, classes: tuple[str, ...], k: int = 3) -> list[tuple[str, float]]:
+    """The k most probable classes of one crop (orientation summed out)."""
+    q = p.sum(axis=-1) if p.ndim == 2 else p
+    order = np.argsort(-q)[:k]
+    return [(classes[i], float(q[i])) for i in order]

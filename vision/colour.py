@@ -1,0 +1,162 @@
+"""Naming the suit colour of a card from its ink, with the card stock as white reference.
+
+The camera's white balance and the lamp change every colour on the table, but they change the
+card stock too. So: find the stock (bright, nearly neutral pixels of the card itself), divide
+every pixel by it (stock-white normalisation, a per-card grey world), convert to CIELAB and
+look at the hue of the most saturated pixels, which are the ink of the numeral, index, frame
+or background print. Hue angles (a*, b*) are split into four sectors whose borders sit in the
+gaps between the suits' inks (orange-printed "yellow" included), far from where yellow meets
+green or blue meets green. Only the part of the card that is in view is used (a neighbour
+lying over a corner would lend it its colour).
+
+When a card shows too little stock (a strip of a printed band, a card covered in pale
+illustrations), the table's white is used instead: the colour of the light is the same for
+every card, only its brightness varies. A deck profile may bring the measured ink of each
+colour of its printing; then the nearest measured ink wins.
+
+Gray (the grey jokers of 11!) is ink that is clearly darker than the stock but has no chroma.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SUITS = ("yellow", "red", "blue", "green")
+# Sector borders in CIELAB hue degrees (a* = 0°, b* = 90°), placed in the gaps between the inks
+# measured on rendered train-pool decks: red 5–45°, orange-yellow 55–70°, yellow 70–105°,
+# green 115–165°, blue 235–300°.
+BORDERS = (("red", 340.0, 48.0), ("yellow", 48.0, 111.0), ("green", 111.0, 200.0), ("blue", 200.0, 340.0))
+MIN_CHROMA = 6.0  # Lab chroma below which a card shows no colour at all
+
+
+@dataclass(frozen=True)
+class ColourReading:
+    name: str | None
+    confidence: float
+    hue: float  # weighted mean hue of the ink (degrees), NaN when achromatic
+    chroma: float
+    white: tuple[float, float, float]  # the stock colour used (BGR 0..255)
+
+
+def card_white(pix: np.ndarray) -> tuple[np.ndarray, float]:
+    """Stock colour (BGR float) from a card's N×3 pixels, and how much stock backs it (0..1).
+
+    The stock is the largest bright, least saturated part of the card; "least" is relative to
+    the card itself, so a cream stock or a lamp's cast still qualifies, while a strip that
+    shows only a printed band gives a low share (then the table's light is better)."""
+    p = np.asarray(pix, np.float32).reshape(-1, 3)
+    mx, mn = p.max(axis=1), p.min(axis=1)
+    sat = (mx - mn) / np.maximum(mx, 1.0)
+    lum = p @ np.array([0.114, 0.587, 0.299], np.float32)
+    bright = lum >= np.percentile(lum, 50)
+    s_lo = float(np.percentile(sat[bright], 10))
+    cand = bright & (sat <= s_lo + 0.08)
+    white = np.median(p[cand], axis=0)
+    share = float(cand.mean()) if s_lo < 0.3 else 0.0
+    return np.maximum(white, 1.0), float(min(1.0, share / 0.15))
+
+
+def table_white(whites: list[tuple[np.ndarray, float]]) -> np.ndarray | None:
+    """Colour of the light (unit-brightness BGR) from the cards that show enough stock."""
+    good = [w / w.max() for w, s in whites if s >= 0.99]
+    if len(good) < 2:
+        return None
+    return np.median(np.stack(good), axis=0)
+
+
+def lab_of(pix: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """CIELAB of N×3 BGR pixels after dividing by the stock white."""
+    # Not clipped at 1: ink brighter than the stock in one channel (yellow on cream) keeps its hue.
+    x = np.clip(np.asarray(pix, np.float32).reshape(-1, 3) / np.asarray(white, np.float32)[None, :], 0, 2)
+    return cv2.cvtColor(x.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+
+
+def sector(hue: np.ndarray | float) -> np.ndarray:
+    """Suit index (into SUITS) of each hue angle."""
+    h = np.asarray(hue, np.float64) % 360.0
+    out = np.zeros(h.shape, np.int64)
+    for name, a, b in BORDERS:
+        m = ((h >= a) & (h < b)) if a < b else ((h >= a) | (h < b))
+        out[m] = SUITS.index(name)
+    return out
+
+
+def _border_margin(hue: float) -> float:
+    edges = [a for _n, a, _b in BORDERS]
+    return min(min(abs(hue - e), 360 - abs(hue - e)) for e in edges)
+
+
+def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[str, tuple[float, float]] | None = None,
+                white: np.ndarray | None = None, light: np.ndarray | None = None,
+                weights: np.ndarray | None = None) -> ColourReading:
+    """Suit colour of a card from the N×3 BGR pixels of its visible face (no table).
+
+    `white`: the stock colour to normalise by (default: found on the card itself, or from
+    `light`, the table's light colour, when the card shows too little stock).
+    `inks`: optional measured (a*, b*) of each colour of this deck (from a profile).
+    `weights`: optional per-pixel weights (where the numeral and indices are printed)."""
+    pix = np.asarray(pix).reshape(-1, 3)
+    if len(pix) < 6:
+        return ColourReading(None, 0.0, float("nan"), 0.0, (0.0, 0.0, 0.0))
+    if white is None:
+        white, share = card_white(pix)
+        if share < 0.99 and light is not None:
+            # Little stock in view: the light's colour at this card's brightness.
+            level = float(np.percentile(np.asarray(pix, np.float32).max(axis=1), 95))
+            white = np.asarray(light, np.float32) * max(level, 1.0) / float(np.max(light))
+    w = np.asarray(white, np.float32)
+    wtuple = (float(w[0]), float(w[1]), float(w[2]))
+    lab = lab_of(pix, w)
+    L, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
+    c = np.hypot(a, b)
+    top = float(np.percentile(c, 97))
+    chromatic = [n for n in allowed if n in SUITS]
+    if "gray" in allowed and (top < 2.5 * MIN_CHROMA or not chromatic):
+        dark = L < np.percentile(L, 95) - 25
+        return ColourReading("gray", 0.9 if dark.mean() > 0.02 else 0.5, float("nan"), top, wtuple)
+    if not chromatic:
+        return ColourReading(None, 0.0, float("nan"), top, wtuple)
+    # The ink: the most saturated pixels of the card; pale tints and illustrations weigh less.
+    sel = c >= max(MIN_CHROMA * 0.5, 0.6 * top)
+    wpix = np.ones(len(c), np.float32) if weights is None else np.asarray(weights, np.float32).reshape(-1)
+    weights = c[sel] ** 2 * wpix[sel]
+    hue = (np.degrees(np.arctan2(b[sel], a[sel])) + 360.0) % 360.0
+    if inks:
+        refs = {n: np.asarray(v, np.float64) for n, v in inks.items() if n in chromatic}
+        missing = [n for n in chromatic if n not in refs]
+        ab = np.stack([a[sel], b[sel]], 1)
+        scores = {n: float((weights * np.exp(-(np.linalg.norm(ab - r[None], axis=1) / 25.0) ** 2)).sum())
+                  for n, r in refs.items()}
+        if missing:  # colours the profile did not see: fall back to the hue sectors for them
+            idx = sector(hue)
+            for n in missing:
+                scores[n] = 0.5 * float(weights[idx == SUITS.index(n)].sum())
+    else:
+        idx = sector(hue)
+        scores = {n: float(weights[idx == SUITS.index(n)].sum()) for n in chromatic}
+    total = float(sum(scores.values())) or 1.0
+    name = max(scores, key=lambda n: scores[n])
+    share = scores[name] / total
+    mh = _circular_mean(hue, weights)
+    conf = share * (1.0 - math.exp(-_border_margin(mh) / 6.0)) if not inks else share
+    conf *= min(1.0, top / (2 * MIN_CHROMA))
+    return ColourReading(name, float(conf), mh, top, wtuple)
+
+
+def _circular_mean(deg: np.ndarray, w: np.ndarray) -> float:
+    r = np.radians(deg)
+    return float((math.degrees(math.atan2(float((np.sin(r) * w).sum()), float((np.cos(r) * w).sum()))) + 360) % 360)
+
+
+def ink_ab(pix: np.ndarray, white: np.ndarray | None = None) -> np.ndarray:
+    """(a*, b*) of a card's ink: chroma-weighted mean of its most saturated pixels (for profiles)."""
+    w = card_white(pix)[0] if white is None else white
+    lab = lab_of(pix, w)
+    c = np.hypot(lab[:, 1], lab[:, 2])
+    sel = c >= max(MIN_CHROMA * 0.5, 0.6 * np.percentile(c, 97))
+    wt = c[sel] ** 2 + 1e-6
+    return np.array([(lab[sel, 1] * wt).sum() / wt.sum(), (lab[sel, 2] * wt).sum() / wt.sum()])

@@ -1,0 +1,294 @@
+"""Finding card outlines: "is a card face here?" before "what is it?".
+
+A small fully convolutional network (`cardnet.onnx`, run by cv2.dnn) looks at the photo scaled
+so that cards are about `TARGET_WIDTH` pixels wide and says, for every pixel of a half-size
+grid: is a card face visible here, where is the centre of that card (even when the centre is
+hidden under another card), which way its long side runs, and how large it is. The rest is
+plain geometry: face pixels vote for their card's centre, peaks of the votes are cards, the
+pixels that voted for a peak are the visible part of that card, and the outline is the
+rectangle of the predicted size and direction around the peak. This splits touching cards,
+overlapping rows and fans, and piles (only the top card's face shows) the same way.
+
+The scale is found by cheap first passes at a few fixed reductions (the size channel), unless
+the caller knows it (a previous frame, a deck profile): the camera does not move between frames.
+Cards much smaller than the network's preferred size are not seen at a strong reduction, so the
+passes go from strong to mild reduction and stop at the first that sees cards at a size the
+network reads well.
+
+Coordinates: `full_to_out` / `out_to_full` convert between image pixels and the output grid
+for a scale `s` (input = image × s, output = input / 2), pixel centres at integers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .classify import MODELS_DIR, ModelError
+
+OFFSET_SCALE = 16.0  # offsets and sizes are predicted in units of 16 output pixels
+TARGET_WIDTH = 36.0  # card width (pixels at the network input) the network reads best
+PASS1_SCALES = (0.2, 0.4, 0.7)  # first passes when the card size is unknown (large cards first)
+STRIDE = 16  # network input sides must be multiples of this
+
+
+def full_to_out(pts: np.ndarray, s: float) -> np.ndarray:
+    p = np.asarray(pts, np.float64)
+    return ((p + 0.5) * s - 1.0) / 2.0
+
+
+def out_to_full(pts: np.ndarray, s: float) -> np.ndarray:
+    p = np.asarray(pts, np.float64)
+    return (2.0 * p + 1.0) / s - 0.5
+
+
+# Regions of a card (u0, v0, u1, v1), used to judge what part of a card is in view.
+CENTRE_BOX = (0.2, 0.25, 0.8, 0.75)
+INDEX_BOXES = {0: (0.04, 0.03, 0.28, 0.21), 2: (0.72, 0.79, 0.96, 0.97)}  # TL, BR of the reading frame
+GRID_U, GRID_V = 6, 9  # visibility cells across and down a card
+
+
+@dataclass
+class Detection:
+    """One card outline (image pixels) and what part of it is visible."""
+
+    quad: np.ndarray  # 4×2: TL, TR, BR, BL of a portrait reading frame (may be turned half a turn)
+    centre: tuple[float, float]
+    angle: float  # degrees, direction of the long side (v axis), in [0, 180)
+    size: tuple[float, float]  # width, height in image pixels
+    face: float  # mean face probability of its pixels
+    pixels: int  # output-grid pixels that voted for it
+    visible: dict[str, float] = field(default_factory=dict)  # share of 'centre', 'index0', 'index2' in view
+    inside: bool = True  # outline lies within the image
+    grid: np.ndarray | None = None  # GRID_V×GRID_U share of each cell of the card seen (reading frame of `quad`)
+
+
+@dataclass
+class NetOutput:
+    maps: np.ndarray  # 7×h×w
+    scale: float
+    offset: tuple[int, int]  # (x0, y0) of the analysed window in image pixels
+
+
+class Detector:
+    def __init__(self, name: str = "cardnet", models_dir: Path | None = None, target_width: float = TARGET_WIDTH,
+                 face_threshold: float = 0.5):
+        path = (models_dir or MODELS_DIR) / f"{name}.onnx"
+        if not path.is_file():
+            raise ModelError(f"model file {path} is missing")
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ModelError(f"cannot load model {path}: {exc}") from None
+        self.target_width = float(target_width)
+        self.face_threshold = float(face_threshold)
+
+    # -- network ------------------------------------------------------------------------
+    def run(self, image: np.ndarray, s: float, window: tuple[int, int, int, int] | None = None) -> NetOutput:
+        """Network maps of `image` (or of the window x0, y0, x1, y1) scaled by `s`."""
+        x0, y0 = 0, 0
+        if window is not None:
+            x0, y0, x1, y1 = window
+            image = image[y0:y1, x0:x1]
+        h, w = image.shape[:2]
+        W, H = max(1, int(round(w * s))), max(1, int(round(h * s)))
+        small = cv2.resize(image, (W, H), interpolation=cv2.INTER_AREA)
+        PW, PH = -(-W // STRIDE) * STRIDE, -(-H // STRIDE) * STRIDE
+        if (PW, PH) != (W, H):
+            small = cv2.copyMakeBorder(small, 0, PH - H, 0, PW - W, cv2.BORDER_REPLICATE)
+        blob = cv2.dnn.blobFromImage(small, scalefactor=1 / 255.0, mean=(127.5, 127.5, 127.5))
+        self.net.setInput(blob)
+        out = np.array(self.net.forward()[0], np.float32, copy=True)
+        out = out[:, : -(-H // 2), : -(-W // 2)]
+        # Effective scales along x and y differ by rounding; use their mean (sub-pixel effect).
+        return NetOutput(out, 0.5 * (W / w + H / h), (x0, y0))
+
+    @staticmethod
+    def card_width(out: NetOutput, face_threshold: float = 0.5) -> float | None:
+        """Median card width (image pixels) over face pixels, from the size channel."""
+        face = out.maps[0] > _logit(face_threshold)
+        if face.sum() < 6:
+            return None
+        w_out = float(np.exp(np.median(out.maps[5][face]))) * OFFSET_SCALE
+        return 2.0 * w_out / out.scale
+
+    def find_scale(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None
+                   ) -> tuple[NetOutput | None, float | None]:
+        """First passes: the network output and card width of the first reduction that sees cards
+        at a size it reads well (else the closest one)."""
+        best: tuple[float, NetOutput | None, float | None] = (math.inf, None, None)
+        for s in PASS1_SCALES:
+            out = self.run(image, s, window)
+            width = self.card_width(out, self.face_threshold)
+            if width is None:
+                continue
+            miss = abs(math.log(width * out.scale / self.target_width))
+            if miss < math.log(1.6):
+                return out, width
+            if miss < best[0]:
+                best = (miss, out, width)
+        return best[1], best[2]
+
+    def scale_for(self, card_width: float) -> float:
+        return float(np.clip(self.target_width / max(card_width, 1.0), 0.05, 1.5))
+
+    # -- whole image --------------------------------------------------------------------
+    def detect(self, image: np.ndarray, card_width: float | None = None,
+               window: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
+        """Card outlines in `image` (or only those centred in `window`); also the card width used."""
+        if card_width is None:
+            first, card_width = self.find_scale(image, window)
+            if first is None or card_width is None:
+                return [], None
+            s = self.scale_for(card_width)
+            out = first if abs(s / first.scale - 1) < 0.2 else self.run(image, s, window)
+        else:
+            out = self.run(image, self.scale_for(card_width), window)
+        dets = decode(out, image.shape[1], image.shape[0], self.face_threshold)
+        if dets:
+            card_width = float(np.median([d.size[0] for d in dets]))
+        return dets, card_width
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) -> list[Detection]:
+    """Votes -> peaks -> instances -> outlines (image pixels)."""
+    maps = out.maps
+    _, h, w = maps.shape
+    face = maps[0] > _logit(face_threshold)
+    ys, xs = np.nonzero(face)
+    if len(xs) < 6:
+        return []
+    prob = 1.0 / (1.0 + np.exp(-maps[0][ys, xs]))
+    vx = xs + maps[1][ys, xs] * OFFSET_SCALE
+    vy = ys + maps[2][ys, xs] * OFFSET_SCALE
+    lw, lh = maps[5][ys, xs], maps[6][ys, xs]
+    cw = float(np.exp(np.median(lw))) * OFFSET_SCALE  # typical card size on the output grid
+    ch = float(np.exp(np.median(lh))) * OFFSET_SCALE
+
+    # Vote image with a margin (centres of cards cut by the border lie outside the view).
+    m = int(math.ceil(0.6 * max(cw, ch))) + 2
+    gw, gh = w + 2 * m, h + 2 * m
+    ix = np.clip(np.round(vx).astype(np.int64) + m, 0, gw - 1)
+    iy = np.clip(np.round(vy).astype(np.int64) + m, 0, gh - 1)
+    acc = np.bincount(iy * gw + ix, weights=prob, minlength=gw * gh).reshape(gh, gw).astype(np.float32)
+    sigma = max(0.7, 0.04 * cw)
+    acc = cv2.GaussianBlur(acc, (0, 0), sigma)
+    k = max(3, int(round(0.3 * cw)) | 1)
+    peaks = (acc >= cv2.dilate(acc, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (
+        acc > max(0.5, 0.02 * cw * ch / (2 * math.pi * sigma * sigma)))
+    py, px = np.nonzero(peaks)
+    if len(px) == 0:
+        return []
+    order = np.argsort(-acc[py, px])
+    px, py = px[order].astype(np.float64) - m, py[order].astype(np.float64) - m
+
+    # Assign each face pixel to the peak nearest to its vote (within 0.3 card widths): a
+    # nearest-peak label map over the vote grid makes this one lookup per pixel.
+    seeds = np.full((gh, gw), 255, np.uint8)
+    seeds[(py + m).astype(np.int64), (px + m).astype(np.int64)] = 0
+    dist, lab = cv2.distanceTransformWithLabels(seeds, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+    peak_of_label = np.full(int(lab.max()) + 1, -1, np.int64)
+    peak_of_label[lab[(py + m).astype(np.int64), (px + m).astype(np.int64)]] = np.arange(len(px))
+    best = peak_of_label[lab[iy, ix]]
+    ok = (best >= 0) & (dist[iy, ix] <= 0.3 * cw)
+    # Instances: the pixels that voted for each peak; a rectangle fitted to each.
+    inst = []
+    for j in range(len(px)):
+        sel = ok & (best == j)
+        n = int(sel.sum())
+        if n < max(4, 0.03 * cw * ch):
+            continue
+        pts = np.stack([xs[sel], ys[sel]], 1).astype(np.float32)
+        (rx, ry), (r1, r2), _a = cv2.minAreaRect(pts)
+        box = cv2.boxPoints(((rx, ry), (r1, r2), _a))
+        e1, e2 = box[1] - box[0], box[2] - box[1]
+        long_edge = e1 if np.linalg.norm(e1) >= np.linalg.norm(e2) else e2
+        rw, rh = sorted((r1 + 1.0, r2 + 1.0))  # pixel centres -> pixel extents
+        inst.append((sel, n, (rx, ry), (rw, rh), long_edge))
+
+    # The card size of this table, measured on cards seen whole: their pixels fill a
+    # rectangle of a card's aspect (the network's size channel is the fallback).
+    whole = [(rw, rh) for _sel, n, _c, (rw, rh), _e in inst
+             if 1.3 < rh / max(rw, 1e-6) < 1.75 and n > 0.85 * rw * rh and abs(rw / cw - 1) < 0.35]
+    if len(whole) >= 1:
+        cw, ch = (float(np.median([w_ for w_, _h in whole])), float(np.median([h_ for _w, h_ in whole])))
+
+    dets = []
+    s = out.scale
+    x0, y0 = out.offset
+    for sel, n, (rx, ry), (rw, rh), long_edge in inst:
+        c2 = np.mean(maps[3][ys[sel], xs[sel]])
+        s2 = np.mean(maps[4][ys[sel], xs[sel]])
+        th = 0.5 * math.atan2(s2, c2)
+        if abs(rw / cw - 1) < 0.12 and abs(rh / ch - 1) < 0.12 and n > 0.8 * rw * rh:
+            # Seen whole: the fitted rectangle is the outline.
+            c = np.array([rx, ry])
+            th = math.atan2(long_edge[1], long_edge[0])
+            wj, hj = rw, rh
+        else:
+            # Partly hidden: the voted centre, the predicted direction, the table's card size.
+            c = np.array([np.median(vx[sel]), np.median(vy[sel])])
+            wj, hj = cw, ch
+        th = th % math.pi
+        if th == 0.0:
+            th = math.pi
+        v = np.array([math.cos(th), math.sin(th)])
+        u = np.array([math.sin(th), -math.cos(th)])
+        q = np.array([c - wj / 2 * u - hj / 2 * v, c + wj / 2 * u - hj / 2 * v, c + wj / 2 * u + hj / 2 * v,
+                      c - wj / 2 * u + hj / 2 * v])
+        # What part of the card is seen: its own pixels against all pixel centres of the card
+        # (same lattice, so a region fully in view counts 1.0 whatever its size).
+        frame = (c, u, v, wj, hj)
+        uu, vv = _card_uv(xs[sel].astype(np.float64), ys[sel].astype(np.float64), frame)
+        bx0, by0 = np.floor(q.min(axis=0)).astype(int)
+        bx1, by1 = np.ceil(q.max(axis=0)).astype(int)
+        ly, lx = np.mgrid[by0:by1 + 1, bx0:bx1 + 1]
+        lu, lv = _card_uv(lx.ravel().astype(np.float64), ly.ravel().astype(np.float64), frame)
+        vis = {name: _coverage(uu, vv, lu, lv, bx) for name, bx in
+               (("centre", CENTRE_BOX), ("index0", INDEX_BOXES[0]), ("index2", INDEX_BOXES[2]))}
+        grid = _cells(uu, vv) / np.maximum(_cells(lu, lv), 1.0)
+        grid = np.clip(grid, 0, 1).astype(np.float32)
+        quad = out_to_full(q, s) + [x0, y0]
+        sw = 2.0 / s
+        slack = 0.04 * wj * sw
+        inside = bool((quad[:, 0] > -slack).all() and (quad[:, 0] < img_w - 1 + slack).all()
+                      and (quad[:, 1] > -slack).all() and (quad[:, 1] < img_h - 1 + slack).all())
+        centre = out_to_full(c[None], s)[0] + [x0, y0]
+        dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
+                              size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
+                              inside=inside, grid=grid))
+    return dets
+
+
+def _card_uv(x: np.ndarray, y: np.ndarray, frame) -> tuple[np.ndarray, np.ndarray]:
+    """Card coordinates (0..1 across, 0..1 down) of points, for a frame (centre, u, v, width, height)."""
+    c, u, v, w, h = frame
+    rel = np.stack([x - c[0], y - c[1]], 1)
+    return rel @ u / w + 0.5, rel @ v / h + 0.5
+
+
+def _inside_box(u: np.ndarray, v: np.ndarray, box: tuple[float, float, float, float]) -> int:
+    u0, v0, u1, v1 = box
+    return int(((u >= u0) & (u <= u1) & (v >= v0) & (v <= v1)).sum())
+
+
+def _coverage(u, v, lu, lv, box: tuple[float, float, float, float]) -> float:
+    """Share of the box's pixel centres (lu, lv: all of the card's) that are the card's own (u, v)."""
+    total = _inside_box(lu, lv, box)
+    return float(min(1.0, _inside_box(u, v, box) / total)) if total else 0.0
+
+
+def _cells(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    inb = (u >= 0) & (u < 1) & (v >= 0) & (v < 1)
+    gu = (u[inb] * GRID_U).astype(np.int64)
+    gv = (v[inb] * GRID_V).astype(np.int64)
+    return np.bincount(gv * GRID_U + gu, minlength=GRID_U * GRID_V).reshape(GRID_V, GRID_U).astype(np.float32)

@@ -1,0 +1,444 @@
+"""The card recogniser: photo -> `Observation` (what `companion recognize` prints).
+
+    rec = Recognizer("elfer-raus")
+    obs = rec.read(image)                       # the whole table
+    obs = rec.read(image, regions=[(x0, y0, x1, y1)])  # only where the stabiliser saw a change
+
+Steps: `detect` finds card outlines and what part of each is in view; the classifier reads the
+whole card (when its middle shows) and each visible corner index; the readings of one card are
+combined (an index saying "no index here" is no evidence against the whole card), restricted to
+the game's deck, and turned the right way up by a vote of the card's neighbours (a row lies
+one way: an unmarked 6 next to a 7 is a 6); colour comes from the ink against the card stock.
+
+Other readers (11! tiles, Numeri tokens and die) plug in through `register_reader(game, fn)`:
+`fn(context) -> dict` with any of "cards", "tokens", "dice" (lists of readings) and
+"replace_cards" (bool: drop the card reader's cards for this game). The context gives the
+image, its pyramid, the classifier, the card detections (computed on first use) and timings.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Classifier, Pyramid, rotate_quad, warp_crop
+from .colour import SUITS, card_white, read_colour, table_white
+from .detect import Detection, Detector
+from .errors import RecognitionError
+from .types import CardReading, DieReading, Observation, TokenReading, quad_of
+
+GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
+COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
+
+
+def deck_of(game: str | None) -> tuple[set[str], bool]:
+    """Card classes a game's deck holds, and whether its cards carry a suit colour."""
+    nums = {str(n) for n in range(1, 101)}
+    if game == "elfer-raus" or game == "elfer-raus-junior":
+        return {str(n) for n in range(1, 21)}, True
+    if game == "elevens":
+        return {str(n) for n in range(1, 22)} | {"joker", "link", "bonus"}, True
+    if game == "11-nimmt":
+        return nums | {"bull"}, False
+    # Loose cards of any game (and board games, where cards are not expected).
+    return nums | {"joker", "link", "bonus", "bull"}, True
+
+
+@dataclass(frozen=True)
+class RecognizerConfig:
+    face_threshold: float = 0.5  # detector: face probability of a pixel
+    min_confidence: float = 0.35  # cards read with less confidence are not reported
+    min_card_prob: float = 0.5  # probability that a detection is a card face at all
+    centre_visible: float = 0.8  # share of the middle that must show to read the whole card
+    index_visible: float = 0.75  # share of a corner index box that must show to read it
+    indices: str = "always"  # always|auto: read corner indices of fully visible cards always / when unsure
+    auto_threshold: float = 0.97  # "auto": whole-card probability below which indices are read too
+    neighbour_radius: float = 2.6  # card heights: neighbours voting on a card's orientation
+    alternatives: int = 3  # top-k alternatives in the JSON (0: none)
+    region_margin: float = 0.7  # card heights added round a changed region before re-reading it
+    classifier: str = "cards"
+    detector: str = "cardnet"
+
+    def __post_init__(self) -> None:
+        if self.indices not in ("always", "auto"):
+            raise ValueError(f"indices: must be 'always' or 'auto', not {self.indices!r}")
+        for name in ("face_threshold", "min_confidence", "min_card_prob", "centre_visible", "index_visible"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name}: must be between 0 and 1, not {v!r}")
+
+
+@dataclass(frozen=True)
+class ReadCard(CardReading):
+    """A card reading with optional extras for the JSON (top-k alternatives)."""
+
+    alternatives: tuple[dict, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        if self.alternatives:
+            out["alternatives"] = list(self.alternatives)
+        return out
+
+
+# ----------------------------------------------------------------------------------------
+# Reader registry (hook for tiles, tokens and dice)
+
+Reader = Callable[["ReadContext"], dict]
+_READERS: dict[str, list[Reader]] = {}
+_NO_CARDS: set[str] = set()  # games whose readers replace the card reader entirely
+# Modules that register readers for a game when imported (loaded by the first Recognizer of it).
+PLUGINS: dict[str, tuple[str, ...]] = {"start11": ("vision.board",), "numeri": ("vision.tokens", "vision.dice")}
+
+
+def register_reader(game: str, fn: Reader, replaces_cards: bool = False) -> None:
+    """Add a reader run for `game` after the card reader (e.g. 11! tiles, Numeri tokens and die).
+
+    `replaces_cards`: the card reader is not run at all for this game (saves its time)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
+    _READERS.setdefault(game, []).append(fn)
+    if replaces_cards:
+        _NO_CARDS.add(game)
+
+
+def readers_for(game: str) -> list[Reader]:
+    return list(_READERS.get(game, []))
+
+
+def _load_plugins(game: str | None) -> None:
+    import importlib
+
+    for name in PLUGINS.get(game or "", ()):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # the plugin exists but something it needs does not
+                raise
+
+
+@dataclass
+class ReadContext:
+    image: np.ndarray
+    pyramid: Pyramid
+    game: str
+    recognizer: Recognizer
+    regions: tuple[tuple[int, int, int, int], ...] | None
+    timings: dict[str, float] = field(default_factory=dict)
+    _detections: list[Detection] | None = None
+
+    @property
+    def classifier(self) -> Classifier:
+        return self.recognizer.classifier
+
+    @property
+    def detections(self) -> list[Detection]:
+        if self._detections is None:
+            self._detections = self.recognizer.detect(self.image, self.regions)
+        return self._detections
+
+
+# ----------------------------------------------------------------------------------------
+# The recogniser
+
+
+def _slots(owners: list[int]) -> list[tuple[int, int]]:
+    """(owner, n-th crop of that owner) for each crop in order."""
+    seen: dict[int, int] = {}
+    out = []
+    for k in owners:
+        out.append((k, seen.get(k, 0)))
+        seen[k] = seen.get(k, 0) + 1
+    return out
+
+
+@dataclass
+class _Card:
+    det: Detection
+    crops: list[tuple[str, int]] = field(default_factory=list)  # (kind, turn)
+    joint: np.ndarray | None = None  # C×2 posterior (class, orientation of the reading frame)
+    card_prob: float = 0.0
+    evidence: float = 0.0  # log-odds that the frame is upright (own whole-card reading)
+    colour: str | None = None
+    colour_conf: float = 1.0
+
+
+class Recognizer:
+    """Reads cards from photos of one game's table (`game` as in DESIGN.md, or None for any deck)."""
+
+    def __init__(self, game: str | None, config: RecognizerConfig | None = None, profile: Any = None,
+                 options: dict | None = None):
+        if game is not None and game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
+        self.game = game
+        _load_plugins(game)
+        self.config = config or RecognizerConfig()
+        self.profile = profile
+        self.options = dict(options or {})  # passed to registered readers (e.g. "board": a calibration file)
+        self.detector = Detector(self.config.detector, face_threshold=self.config.face_threshold)
+        self.classifier = Classifier(self.config.classifier)
+        classes, self.coloured = deck_of(game)
+        self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
+        self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
+        self.card_width: float | None = getattr(profile, "card_width_px", None) if profile is not None else None
+        self._last: Observation | None = None
+
+    # -- detection --------------------------------------------------------------------------
+    def detect(self, image: np.ndarray, regions=None) -> list[Detection]:
+        if regions is None:
+            dets, width = self.detector.detect(image, None)
+            if width is not None:
+                self.card_width = width
+            return dets
+        out: list[Detection] = []
+        h, w = image.shape[:2]
+        cw = self.card_width or 100.0
+        pad = int(self.config.region_margin * cw * 1.6)
+        for x0, y0, x1, y1 in regions:
+            win = (max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad))
+            if win[2] - win[0] < 8 or win[3] - win[1] < 8:
+                continue  # a region outside the picture (or a sliver of it): nothing to read
+            dets, _ = self.detector.detect(image, cw, window=win)
+            out.extend(d for d in dets if x0 <= d.centre[0] < x1 and y0 <= d.centre[1] < y1)
+        return out
+
+    # -- reading ----------------------------------------------------------------------------
+    def read(self, image: np.ndarray, regions: Iterable[tuple[int, int, int, int]] | None = None) -> Observation:
+        t0 = time.perf_counter()
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise RecognitionError("expected an 8-bit BGR colour image")
+        h, w = image.shape[:2]
+        if min(h, w) < 32:
+            raise RecognitionError(f"image too small ({w}×{h})")
+        regs = None
+        if regions is not None:
+            regs = tuple(tuple(int(v) for v in r) for r in regions)
+            last = self._last
+            if last is None or last.size != (w, h) or self.card_width is None:
+                regs = None  # nothing to update: read everything
+        ctx = ReadContext(image=image, pyramid=Pyramid(image), game=self.game or "", recognizer=self, regions=regs)
+        t = time.perf_counter()
+        dets = ctx.detections if self.game not in _NO_CARDS else []
+        ctx.timings["detect_ms"] = (time.perf_counter() - t) * 1000
+        cards = self.read_cards(ctx, dets) if self.game not in _NO_CARDS else []
+        tokens: list[TokenReading] = []
+        dice: list[DieReading] = []
+        for fn in readers_for(self.game or ""):
+            t = time.perf_counter()
+            extra = fn(ctx) or {}
+            if extra.get("replace_cards"):
+                cards = []
+            cards += list(extra.get("cards", []))
+            tokens += list(extra.get("tokens", []))
+            dice += list(extra.get("dice", []))
+            ctx.timings[f"{getattr(fn, '__name__', 'reader')}_ms"] = (time.perf_counter() - t) * 1000
+        if regs is not None and self._last is not None:
+            def outside(c):
+                cx = sum(p[0] for p in c.corners) / 4
+                cy = sum(p[1] for p in c.corners) / 4
+                return not any(x0 <= cx < x1 and y0 <= cy < y1 for x0, y0, x1, y1 in regs)
+
+            cards = [c for c in self._last.cards if outside(c)] + cards
+            if not tokens and not dice:
+                tokens, dice = list(self._last.tokens), list(self._last.dice)
+        ms = (time.perf_counter() - t0) * 1000
+        extra = {"timings": {k: round(v, 2) for k, v in ctx.timings.items()}, "card_width": self.card_width,
+                 "regions": [list(r) for r in regs] if regs else None}
+        obs = Observation(cards=tuple(cards), tokens=tuple(tokens), dice=tuple(dice), ms=ms, size=(w, h), extra=extra)
+        self._last = obs
+        return obs
+
+    def read_cards(self, ctx: ReadContext, dets: list[Detection]) -> list[CardReading]:
+        cfg = self.config
+        t = time.perf_counter()
+        cards = [_Card(d) for d in dets if d.inside]
+        crops, owners = [], []
+        for k, c in enumerate(cards):
+            v = c.det.visible
+            if v.get("centre", 0) >= cfg.centre_visible:
+                c.crops.append(("card", 0))
+            if v.get("centre", 0) < cfg.centre_visible or cfg.indices == "always":
+                for turn in (0, 2):
+                    if v.get(f"index{turn}", 0) >= cfg.index_visible:
+                        c.crops.append(("index", turn))
+            for kind, turn in c.crops:
+                region = CARD_REGION if kind == "card" else INDEX_REGION
+                crops.append(warp_crop(ctx.pyramid, rotate_quad(c.det.quad, turn), region, CROP))
+                owners.append(k)
+        ctx.timings["crops_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        kinds = [cards[k].crops[i][0] for k, i in _slots(owners)]
+        probs = self._classify(crops, kinds)
+        if cfg.indices == "auto":
+            probs, owners = self._auto_indices(ctx, cards, probs, owners)
+        ctx.timings["classify_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        per: dict[int, list[tuple[str, np.ndarray]]] = {}
+        slot: dict[int, int] = {}
+        for p, k in zip(probs, owners, strict=True):
+            kind = cards[k].crops[slot.get(k, 0)][0]
+            slot[k] = slot.get(k, 0) + 1
+            per.setdefault(k, []).append((kind, p))
+        for k, c in enumerate(cards):
+            self._combine(c, per.get(k, []))
+        self._orient(cards)
+        self._colours(ctx, cards)
+        out = [r for r in (self._reading(ctx, c) for c in cards) if r is not None]
+        ctx.timings["decide_ms"] = (time.perf_counter() - t) * 1000
+        return out
+
+    def _auto_indices(self, ctx, cards, probs, owners):
+        """Read the corner indices of fully visible cards only when the whole-card reading is unsure."""
+        extra, extra_owner = [], []
+        for p, k in zip(probs, owners, strict=True):
+            c = cards[k]
+            if c.crops and c.crops[0][0] == "card":
+                q = p.sum(axis=1) * self.allowed
+                top = q.max() / max(q.sum(), 1e-9)
+                if top < self.config.auto_threshold:
+                    for turn in (0, 2):
+                        if c.det.visible.get(f"index{turn}", 0) >= self.config.index_visible:
+                            c.crops.append(("index", turn))
+                            extra.append(warp_crop(ctx.pyramid, rotate_quad(c.det.quad, turn), INDEX_REGION, CROP))
+                            extra_owner.append(k)
+        if not extra:
+            return probs, owners
+        more = self._classify(extra, ["index"] * len(extra))
+        return np.concatenate([probs, more]), owners + extra_owner
+
+    def _classify(self, crops: list[np.ndarray], kinds: list[str]) -> np.ndarray:
+        """N×C×2 probabilities; a deck profile pulls them toward its taught prototypes."""
+        if not crops:
+            return np.zeros((0, len(CARD_CLASSES), 2))
+        logits, feats = self.classifier.run(np.stack(crops))
+        if self.profile is not None:
+            k = np.array([0 if x == "card" else 1 for x in kinds], np.int8)
+            logits = self.profile.adjust(logits, feats, k, self.classifier.temperature)
+        return self.classifier.to_probs(logits)
+
+    def _combine(self, c: _Card, readings: list[tuple[str, np.ndarray]]) -> None:
+        """Joint posterior over (class, frame orientation) from the card's crops."""
+        n = len(CARD_CLASSES)
+        none_i, back_i = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")
+        allowed = self.allowed & self.card_classes
+        k_allowed = max(1, int(allowed.sum()))
+        log = np.zeros((n, 2))
+        # "Is it a card at all": the whole card's verdict and the indices that show one
+        # (an index crop without an index is no evidence: a covered or blank corner).
+        odds_nc = 1.0
+        voters = 0
+        has_whole = False
+        for kind, p in readings:
+            q = p.sum(axis=1)
+            nc = float(np.clip(q[none_i] + q[back_i], 1e-6, 1 - 1e-6))
+            if kind == "card" or nc < 0.5:
+                odds_nc *= nc / (1.0 - nc)
+                voters += 1
+            if kind == "card":
+                has_whole = True
+                log += np.log(p + 1e-9)
+            else:
+                # An index crop showing no index says nothing about which card it is.
+                mix = q + (q[none_i] + q[back_i]) / k_allowed
+                log += np.log(mix + 1e-9)[:, None]
+        if not readings:
+            c.joint, c.card_prob = None, 0.0
+            return
+        log[~allowed] = -np.inf
+        log -= log[allowed].max()
+        joint = np.exp(log)
+        joint /= joint.sum()
+        c.joint = joint
+        c.card_prob = float(1.0 / (1.0 + odds_nc)) if voters else 0.0
+        if has_whole:
+            up, down = joint[:, 0].sum(), joint[:, 1].sum()
+            c.evidence = float(np.clip(math.log((up + 1e-9) / (down + 1e-9)), -6, 6))
+
+    def _orient(self, cards: list[_Card]) -> None:
+        """A card's neighbours lying the same way vote on which way up it is (rows lie one way)."""
+        if len(cards) < 2:
+            return
+        cen = np.array([c.det.centre for c in cards])
+        ang = np.radians([c.det.angle for c in cards])
+        vdir = np.stack([np.cos(ang), np.sin(ang)], 1)
+        hgt = np.array([c.det.size[1] for c in cards])
+        ev = np.array([c.evidence for c in cards])
+        for i, c in enumerate(cards):
+            if c.joint is None:
+                continue
+            d = np.linalg.norm(cen - cen[i], axis=1)
+            dot = vdir @ vdir[i]
+            near = (d < self.config.neighbour_radius * hgt[i]) & (np.abs(dot) > math.cos(math.radians(20)))
+            near[i] = False
+            if not near.any():
+                continue
+            prior = float(np.sum(np.sign(dot[near]) * ev[near] * np.exp(-d[near] / (2.0 * hgt[i]))))
+            prior = float(np.clip(prior, -8, 8))
+            w = np.array([1.0 / (1.0 + math.exp(-prior)), 1.0 / (1.0 + math.exp(prior))])
+            j = c.joint * w[None, :]
+            c.joint = j / j.sum()
+
+    def _reading(self, ctx: ReadContext, c: _Card) -> CardReading | None:
+        if c.joint is None or c.card_prob < self.config.min_card_prob:
+            return None
+        q = c.joint.sum(axis=1)
+        best = int(q.argmax())
+        label = CARD_CLASSES[best]
+        if label in ("none", "back"):
+            return None
+        conf = float(q[best] * c.card_prob)
+        turn = 0 if c.joint[best, 0] >= c.joint[best, 1] else 2
+        quad = rotate_quad(c.det.quad, turn)
+        kind = "number" if label.isdigit() else label
+        value = int(label) if label.isdigit() else None
+        colour = None
+        if self.coloured and kind == "number":
+            colour = c.colour
+            conf *= c.colour_conf
+        if conf < self.config.min_confidence:
+            return None
+        alts = []
+        if self.config.alternatives:
+            for i in np.argsort(-q)[: self.config.alternatives]:
+                if q[i] < 0.001:
+                    break
+                lab = CARD_CLASSES[int(i)]
+                alts.append({"kind": "number" if lab.isdigit() else lab, "value": int(lab) if lab.isdigit() else None,
+                             "p": round(float(q[i] * c.card_prob), 4)})
+        occluded = c.det.visible.get("centre", 0) < self.config.centre_visible
+        return ReadCard(kind=kind, value=value, color=colour, corners=quad_of(quad), confidence=conf,
+                        occluded=occluded, alternatives=tuple(alts))
+
+    def _colours(self, ctx: ReadContext, cards: list[_Card]) -> None:
+        """Suit colour of every coloured number card, from its visible face only, with the stock
+        as white reference (the table's light for cards showing too little stock)."""
+        if not self.coloured:
+            return
+        todo = []
+        for c in cards:
+            if c.joint is None:
+                continue
+            best = int(c.joint.sum(axis=1).argmax())
+            if not CARD_CLASSES[best].isdigit():
+                continue
+            crop = warp_crop(ctx.pyramid, c.det.quad, (0.0, 0.0, 1.0, 1.0), COLOUR_CROP)
+            seen = np.ones(crop.shape[:2], bool)
+            if c.det.grid is not None:
+                seen = cv2.resize(c.det.grid, COLOUR_CROP, interpolation=cv2.INTER_NEAREST) > 0.6
+            seen[:2], seen[-2:], seen[:, :2], seen[:, -2:] = False, False, False, False
+            pix = crop[seen]
+            if len(pix) < 20:
+                pix = crop[2:-2, 2:-2].reshape(-1, 3)
+            todo.append((c, pix))
+        light = table_white([card_white(p) for _c, p in todo])
+        inks = getattr(self.profile, "inks", None) if self.profile is not None else None
+        for c, pix in todo:
+            r = read_colour(pix, SUITS, inks=inks or None, light=light)
+            c.colour = r.name
+            c.colour_conf = max(0.05, min(1.0, 0.5 + 0.5 * r.confidence)) if r.name else 0.05

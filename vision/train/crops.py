@@ -1,0 +1,429 @@
+"""Classifier crops: canonical faces "photographed" with heavy augmentation, plus crops cut from
+rendered train-pool scenes by their true outlines.
+
+Why whole numbers as classes (1..100) and not digits composed into numbers: the indices and
+numerals are short (one to three glyphs), tightly kerned, often outlined or shadowed; splitting
+them into digits is itself error-prone, while a 106-class softmax over the whole glyph group is
+cheap (one crop, one pass), learns the 6/9 underline marks as part of the class, and gives one
+calibrated probability per reading, which the game rules can weigh directly.
+
+Labels are joint (class, orientation): orientation 0 means the crop shows the print upright,
+1 turned half a turn. Index crops are always cut at the reading frame's top-left corner, which
+lands on the printed top-left index (upright) or on the bottom-right one (printed turned, so
+upright again in the turned frame); they are labelled upright.
+
+    python -m vision.train.crops --out /work/data/crops_synth.npz --designs 600 --workers 2
+    python -m vision.train.crops --scenes /work/data/scenes --out /work/data/crops_scenes.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import multiprocessing as mp
+import re
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Pyramid, rotate_quad, warp_crop
+from vision.render import random_design, render_card
+from vision.render.designs import SUITS
+from vision.render.faces import default_heads, index_regions
+
+CLS = {c: i for i, c in enumerate(CARD_CLASSES)}
+NONE, BACK = CLS["none"], CLS["back"]
+WHOLE, INDEX = 0, 1
+FACE_H = 240  # canonical faces are drawn once at this height and resized per photo
+
+
+def label(card: dict) -> int:
+    kind = card.get("kind", "number")
+    if card.get("object") == "back":
+        return BACK
+    if kind == "number":
+        return CLS[str(int(card["value"]))]
+    return CLS[kind]
+
+
+def card_set(rng: np.random.Generator, n_colour: int = 26, n_nimmt: int = 40) -> list[dict]:
+    """A design's worth of faces to photograph: coloured numbers, 11 nimmt! numbers, specials."""
+    cards = [{"kind": "number", "value": int(v), "color": str(rng.choice(SUITS))}
+             for v in rng.integers(1, 22, n_colour)]
+    for v in rng.integers(1, 101, n_nimmt):
+        cards.append({"kind": "number", "value": int(v), "color": None, "heads": default_heads(int(v))})
+    for kind in ("joker", "link", "bonus", "bull"):
+        cards.append({"kind": kind, "value": None, "color": None})
+    cards.append({"object": "back"})
+    return cards
+
+
+# ----------------------------------------------------------------------------------------
+# Photographing one face
+
+
+class Backgrounds:
+    """Random table patches cut from rendered scenes, away from any card (or plain noise)."""
+
+    def __init__(self, scene_dir: str | None, rng: np.random.Generator, n: int = 60):
+        self.patches: list[np.ndarray] = []
+        files = sorted(glob.glob(str(Path(scene_dir) / "*.jpg"))) if scene_dir else []
+        for f in rng.permutation(files)[:n]:
+            img = cv2.imread(str(f))
+            truth = json.loads(Path(str(f)[:-4] + ".json").read_text())
+            mask = np.zeros(img.shape[:2], np.uint8)
+            for it in truth["items"]:
+                if it["obj"] in ("card", "back", "tile"):
+                    cv2.fillConvexPoly(mask, np.round(np.asarray(it["corners"])).astype(np.int32), 1)
+            self.patches.append((img, mask))
+
+    def sample(self, rng: np.random.Generator, h: int, w: int, clean: bool = False) -> np.ndarray:
+        for _ in range(20):
+            if not self.patches:
+                break
+            img, mask = self.patches[int(rng.integers(len(self.patches)))]
+            H, W = img.shape[:2]
+            if H <= h or W <= w:
+                break
+            y, x = int(rng.integers(0, H - h)), int(rng.integers(0, W - w))
+            if clean and mask[y:y + h, x:x + w].mean() > 0.02:
+                continue
+            return img[y:y + h, x:x + w].copy()
+        base = rng.uniform(30, 220, 3)
+        out = np.empty((h, w, 3), np.float32)
+        out[:] = base
+        out += rng.normal(0, rng.uniform(2, 20), (h, w, 1)).astype(np.float32)
+        return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _quad_px(w: float, h: float, cx: float, cy: float, angle: float) -> np.ndarray:
+    a = math.radians(angle)
+    ca, sa = math.cos(a), math.sin(a)
+    loc = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return np.stack([cx + loc[:, 0] * ca - loc[:, 1] * sa, cy + loc[:, 0] * sa + loc[:, 1] * ca], 1)
+
+
+def _paste(canvas: np.ndarray, cover: np.ndarray, face: np.ndarray, quad: np.ndarray, shadow: float,
+           rng: np.random.Generator) -> np.ndarray:
+    """Warp a BGRA face onto the canvas at `quad` (with a soft shadow); returns its coverage."""
+    h, w = face.shape[:2]
+    src = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+    m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    H, W = canvas.shape[:2]
+    a = cv2.warpPerspective(face[..., 3], m, (W, H), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR).astype(
+        np.float32) / 255.0
+    if shadow > 0:
+        k = max(1.0, 0.02 * math.hypot(*(quad[1] - quad[0])))
+        off = rng.normal(0, k, 2)
+        sh = cv2.warpAffine(a, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), (W, H))
+        sh = cv2.GaussianBlur(sh, (0, 0), k)
+        canvas *= (1.0 - shadow * sh)[..., None]
+    c = cv2.warpPerspective(face[..., :3], m, (W, H), flags=cv2.INTER_LINEAR).astype(np.float32)
+    canvas *= (1.0 - a)[..., None]
+    canvas += c * a[..., None]
+    np.maximum(cover, a, out=cover)
+    return a
+
+
+def _resized(face: np.ndarray, width: float) -> np.ndarray:
+    h, w = face.shape[:2]
+    s = width / w
+    if s >= 1:
+        return face
+    return cv2.resize(face, (max(4, int(round(w * s))), max(4, int(round(h * s)))), interpolation=cv2.INTER_AREA)
+
+
+def photograph(rng: np.random.Generator, face: np.ndarray, others: list[np.ndarray], bg: Backgrounds):
+    """One synthetic photo around `face`: (image, true quad TL,TR,BR,BL, own visible mask)."""
+    fh, fw = face.shape[:2]
+    width = float(np.exp(rng.uniform(np.log(45), np.log(170))))
+    height = width * fh / fw
+    size = int(math.hypot(width, height) * rng.uniform(1.25, 1.7)) + 8
+    canvas = bg.sample(rng, size, size).astype(np.float32)
+    cx, cy = size / 2 + rng.normal(0, 0.04 * size, 2)
+    angle = float(rng.uniform(0, 360))
+    quad = _quad_px(width, height, cx, cy, angle) + rng.normal(0, 0.012 * width, (4, 2))  # perspective
+    cover_dummy = np.zeros((size, size), np.float32)
+    u = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
+    np.array([-u[1], u[0]])
+    mode = rng.choice(["alone", "under", "side", "over", "over2"], p=[0.3, 0.15, 0.15, 0.3, 0.1])
+    if mode in ("under", "side") and others:  # neighbours that do not cover the card
+        for sgn in (-1, 1):
+            if rng.random() < 0.7:
+                o = _resized(others[int(rng.integers(len(others)))], width)
+                pitch = (rng.uniform(0.25, 0.55) if mode == "under" else rng.uniform(1.02, 1.12)) * width
+                c2 = np.array([cx, cy]) + sgn * pitch * u + rng.normal(0, 0.02 * width, 2)
+                q2 = _quad_px(width, height, *c2, angle + rng.normal(0, 2))
+                _paste(canvas, cover_dummy, o, q2, rng.uniform(0, 0.3), rng)
+    own = _paste(canvas, np.zeros((size, size), np.float32), _resized(face, width), quad, rng.uniform(0.1, 0.45),
+                 rng)
+    if mode in ("over", "over2") and others:  # cards on top, leaving a strip (rows, fans)
+        sides = [rng.choice([-1, 1])] if mode == "over" else [-1, 1]
+        for sgn in sides:
+            o = _resized(others[int(rng.integers(len(others)))], width)
+            if rng.random() < 0.8:
+                pitch = rng.uniform(0.2, 0.6) * width
+                c2 = np.array([cx, cy]) + sgn * pitch * u + rng.normal(0, 0.015 * width, 2)
+                ang2 = angle + rng.normal(0, 2.5)
+            else:  # a card dropped across at any angle
+                c2 = np.array([cx, cy]) + rng.normal(0, 0.45, 2) * [width, height]
+                ang2 = float(rng.uniform(0, 360))
+            q2 = _quad_px(width, height, *c2, ang2)
+            cov = np.zeros((size, size), np.float32)
+            _paste(canvas, cov, o, q2, rng.uniform(0.1, 0.4), rng)
+            own *= 1.0 - cov
+    if rng.random() < 0.08:  # a pencil or a finger tip crossing
+        p0 = rng.uniform(0, size, 2)
+        p1 = rng.uniform(0, size, 2)
+        m = np.zeros((size, size), np.float32)
+        cv2.line(m, tuple(int(t) for t in p0), tuple(int(t) for t in p1), 1.0, int(rng.uniform(3, 0.12 * width + 4)))
+        col = rng.uniform(20, 230, 3)
+        canvas = canvas * (1 - m[..., None]) + col * m[..., None]
+        own *= 1 - m
+    canvas = _light_and_camera(rng, canvas, width)
+    return canvas, quad, own
+
+
+def _light_and_camera(rng: np.random.Generator, img: np.ndarray, width: float) -> np.ndarray:
+    h, w = img.shape[:2]
+    # Light: colour cast, level, smooth gradient, a glare blob, a shadow edge.
+    cast = np.array([rng.uniform(0.6, 1.15), 1.0, rng.uniform(0.85, 1.3)])[::-1] if rng.random() < 0.5 else \
+        rng.uniform(0.88, 1.12, 3)
+    level = float(np.exp(rng.normal(0, 0.3)))
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = 1.0 + rng.uniform(-0.35, 0.35) * (xs / w - 0.5) + rng.uniform(-0.35, 0.35) * (ys / h - 0.5)
+    img = img * (g * level)[..., None] * cast[None, None, :].astype(np.float32)
+    if rng.random() < 0.3:
+        gx, gy = rng.uniform(0, w), rng.uniform(0, h)
+        r = rng.uniform(0.1, 0.6) * width
+        img += (rng.uniform(60, 250) * np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * r * r)))[..., None]
+    if rng.random() < 0.15:  # a soft shadow edge (hand, lamp arm)
+        a = rng.uniform(0, 2 * np.pi)
+        d = (xs - w / 2) * math.cos(a) + (ys - h / 2) * math.sin(a) - rng.uniform(-0.3, 0.3) * w
+        img *= (1 - rng.uniform(0.2, 0.6) / (1 + np.exp(np.clip(-d / rng.uniform(2, 10), -50, 50))))[..., None]
+    img = np.clip(img, 0, 255)
+    # Camera: defocus, motion, noise, gamma, JPEG.
+    s = float(rng.choice([rng.uniform(0.2, 0.9), rng.uniform(0.9, 2.2)], p=[0.75, 0.25]))
+    img = cv2.GaussianBlur(img, (0, 0), s)
+    if rng.random() < 0.08:
+        n = int(rng.integers(3, 7))
+        k = np.zeros((n, n), np.float32)
+        k[n // 2] = 1.0 / n
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        k = cv2.warpAffine(k, rot, (n, n))
+        img = cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
+    img = img + rng.normal(0, rng.uniform(1, 7), img.shape).astype(np.float32)
+    if rng.random() < 0.4:
+        gam = rng.uniform(0.8, 1.25)
+        img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** gam
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 96))])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def jitter_quad(rng: np.random.Generator, quad: np.ndarray, amount: float = 1.0) -> np.ndarray:
+    """The detector's outline is never exact: shift, scale, turn and corner noise."""
+    q = np.asarray(quad, np.float64)
+    w = np.linalg.norm(q[1] - q[0])
+    c = q.mean(axis=0)
+    s = np.exp(rng.normal(0, 0.025 * amount))
+    a = math.radians(rng.normal(0, 1.5 * amount))
+    r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    q = (q - c) @ r.T * s + c + rng.normal(0, 0.025 * amount * w, 2)
+    return q + rng.normal(0, 0.012 * amount * w, (4, 2))
+
+
+def region_visible(own: np.ndarray, quad: np.ndarray, region: tuple[float, float, float, float]) -> float:
+    """Share of a card region (u0, v0, u1, v1) where the card itself shows (own coverage > 0.5)."""
+    from vision.classify import unit_homography
+
+    u0, v0, u1, v1 = region
+    pts = np.array([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]], np.float64)
+    q = cv2.perspectiveTransform(pts, unit_homography(quad).astype(np.float64))[0]
+    m = np.zeros(own.shape, np.uint8)
+    cv2.fillConvexPoly(m, np.round(q * 4).astype(np.int32), 1, cv2.LINE_8, 2)
+    n = int(m.sum())
+    return float(((own > 0.5) & (m > 0)).sum()) / n if n else 0.0
+
+
+def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, idx_regions, centre_ok: float,
+              n_jitter: int = 1):
+    """Whole and index crops of one card with their joint labels."""
+    out = []
+    lab = label(card)
+    for _ in range(n_jitter):
+        for turn in (0, 2):
+            q = rotate_quad(quad, turn)
+            if centre_ok >= 0.9:
+                out.append((warp_crop(pyr, jitter_quad(rng, q), CARD_REGION, CROP), lab * 2 + turn // 2, WHOLE))
+            # Index crop at the frame's top-left: the printed TL index (turn 0) or BR index (turn 2).
+            reg = idx_regions[0 if turn == 0 else 1] if len(idx_regions) >= 2 else None
+            if lab == BACK:
+                y = BACK * 2
+            elif reg is None:
+                y = CLS["bull"] * 2 if lab == CLS["bull"] else NONE * 2
+            else:
+                y = lab * 2 if region_visible(own, quad, reg) >= 0.92 else NONE * 2
+            if lab == CLS["bull"] and y != NONE * 2:
+                y = CLS["bull"] * 2
+            out.append((warp_crop(pyr, jitter_quad(rng, q), INDEX_REGION, CROP), y, INDEX))
+    return out
+
+
+def _idx_regions_canonical(card: dict, design) -> list:
+    """Index regions of the printed TL and BR corners in canonical (unturned) card fractions."""
+    regs = index_regions(card, design)
+    if len(regs) < 2:
+        return []
+    return [regs[0], regs[1]]
+
+
+def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seed, scene_dir, per_face = args
+    rng = np.random.default_rng([seed, 17])
+    design = random_design(rng, "train")
+    bg = Backgrounds(scene_dir, rng, n=6)
+    cards = card_set(rng)
+    faces = [render_card(c, design, FACE_H) for c in cards]
+    X, Y, K = [], [], []
+    for card, face in zip(cards, faces, strict=True):
+        regs = _idx_regions_canonical(card if card.get("object") != "back" else {"kind": "number"}, design)
+        for _ in range(per_face):
+            img, quad, own = photograph(rng, face, faces, bg)
+            centre = region_visible(own, quad, (0.2, 0.25, 0.8, 0.75))
+            for x, y, k in crops_for(rng, Pyramid(img), quad, own, card, regs, centre):
+                X.append(x)
+                Y.append(y)
+                K.append(k)
+        # Negatives: table patches with a card-shaped outline somewhere.
+    for _ in range(per_face * 4):
+        w = float(np.exp(rng.uniform(np.log(45), np.log(170))))
+        size = int(w * 2.2)
+        img = bg.sample(rng, size, size, clean=rng.random() < 0.8)
+        img = _light_and_camera(rng, img.astype(np.float32), w)
+        q = _quad_px(w, w * 1.5, size / 2, size / 2, float(rng.uniform(0, 360)))
+        pyr = Pyramid(img)
+        X.append(warp_crop(pyr, q, CARD_REGION, CROP))
+        Y.append(NONE * 2)
+        K.append(WHOLE)
+        X.append(warp_crop(pyr, q, INDEX_REGION, CROP))
+        Y.append(NONE * 2)
+        K.append(INDEX)
+    return np.array(X, np.uint8), np.array(Y, np.int16), np.array(K, np.int8)
+
+
+# ----------------------------------------------------------------------------------------
+# Crops from rendered scenes
+
+
+def _instance_ids(items: list[dict], shape: tuple[int, int], hand: np.ndarray | None) -> np.ndarray:
+    ids = np.zeros(shape, np.int32)
+    for k, it in enumerate(items):
+        q = np.asarray(it["corners"], np.float64)
+        if it["obj"] == "prop" and it.get("name") == "coin":
+            c = q.mean(axis=0)
+            r = 0.5 * np.linalg.norm(q[1] - q[0])
+            cv2.circle(ids, (int(round(c[0])), int(round(c[1]))), int(round(r)), k + 1, -1)
+        else:
+            cv2.fillConvexPoly(ids, np.round(q * 4).astype(np.int32), k + 1, cv2.LINE_8, 2)
+    if hand is not None:
+        ids[hand > 127] = -1
+    return ids
+
+
+def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    path, n_jitter = args
+    from vision.train.scenes import scene_for
+
+    name = Path(path).stem
+    pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", name).groups()
+    scene = scene_for(pool, [int(base), int(k)])
+    design = scene.design
+    rng = np.random.default_rng([int(base), int(k), 99])
+    img = cv2.imread(path)
+    truth = json.loads(Path(path[:-4] + ".json").read_text())
+    hp = Path(path[:-4] + "_hand.png")
+    hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
+    ids = _instance_ids(truth["items"], img.shape[:2], hand)
+    pyr = Pyramid(img)
+    X, Y, K = [], [], []
+    under = set(truth.get("under_hand", {}).get("cards", []))
+    item_of = {}
+    for n, it in enumerate(truth["items"]):
+        item_of[tuple(np.round(np.asarray(it["corners"]).ravel(), 0))] = n
+    board_game = truth.get("game") in ("start11", "numeri")  # tiles are not cards for this model
+    for ci, c in enumerate(truth["cards"]):
+        if ci in under or board_game or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
+            continue
+        q = np.asarray(c["corners"], np.float64)
+        n = item_of.get(tuple(np.round(q.ravel(), 0)))
+        if n is None:
+            continue
+        own = (ids == n + 1).astype(np.float32)
+        card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
+        regs = _idx_regions_canonical(card, design)
+        centre = region_visible(own, q, (0.2, 0.25, 0.8, 0.75))
+        for x, y, kk in crops_for(rng, pyr, q, own, card, regs, centre, n_jitter):
+            X.append(x)
+            Y.append(y)
+            K.append(kk)
+    for b in truth.get("backs", []):
+        q = np.asarray(b["corners"], np.float64)
+        X.append(warp_crop(pyr, jitter_quad(rng, q), CARD_REGION, CROP))
+        Y.append(BACK * 2)
+        K.append(WHOLE)
+    # Table negatives: card-sized outlines where no card face shows at the centre.
+    cards = [np.asarray(c["corners"]) for c in truth["cards"]]
+    if cards:
+        w = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards]))
+        h, wi = img.shape[:2]
+        for _ in range(12):
+            cx, cy = rng.uniform(0.1 * wi, 0.9 * wi), rng.uniform(0.1 * h, 0.9 * h)
+            i = ids[int(cy), int(cx)]
+            if i > 0 and truth["items"][i - 1]["obj"] in ("card", "back", "tile"):
+                continue
+            q = _quad_px(w, w * 1.5, cx, cy, float(rng.uniform(0, 360)))
+            X.append(warp_crop(pyr, q, CARD_REGION if rng.random() < 0.5 else INDEX_REGION, CROP))
+            Y.append(NONE * 2)
+            K.append(WHOLE)
+    return np.array(X, np.uint8).reshape(-1, CROP, CROP, 3), np.array(Y, np.int16), np.array(K, np.int8)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--designs", type=int, default=0, help="synthetic: number of train designs")
+    ap.add_argument("--seed0", type=int, default=0)
+    ap.add_argument("--per-face", type=int, default=3)
+    ap.add_argument("--scenes", default=None, help="scene folder (backgrounds, or crops with --from-scenes)")
+    ap.add_argument("--from-scenes", action="store_true")
+    ap.add_argument("--jitter", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    a = ap.parse_args(argv)
+    if a.from_scenes:
+        jobs = [(p, a.jitter) for p in sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))]
+        fn = scene_crops
+        groups = list(range(len(jobs)))
+    else:
+        jobs = [(a.seed0 + i, a.scenes, a.per_face) for i in range(a.designs)]
+        fn = synth_design
+        groups = [a.seed0 + i for i in range(a.designs)]
+    X, Y, K, G = [], [], [], []
+    with mp.Pool(a.workers) as pool:
+        for n, (x, y, k) in enumerate(pool.imap(fn, jobs)):
+            X.append(x)
+            Y.append(y)
+            K.append(k)
+            G.append(np.full(len(y), groups[n], np.int32))
+            if (n + 1) % 20 == 0:
+                print(n + 1, sum(len(t) for t in Y), flush=True)
+    np.savez(a.out, x=np.concatenate(X), y=np.concatenate(Y), kind=np.concatenate(K), group=np.concatenate(G))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The two small networks (PyTorch, training only; run time uses their ONNX export via cv2.dnn).
+
+`CropNet`: ~0.2 M parameters, 32×32 crops -> joint (class, orientation) logits.
+`CardNet`: a small encoder-decoder (~0.14 M parameters) -> per pixel at half the input
+resolution: face logit, centre offset (2), orientation as (cos 2θ, sin 2θ), log width,
+log height. Only operations cv2.dnn runs well: conv, batch norm (folded), ReLU, nearest
+upsampling, concatenation, global average pooling, a final 1×1 convolution.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def cbr(i: int, o: int, k: int = 3, s: int = 1, d: int = 1, g: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(i, o, k, s, padding=d * (k // 2), dilation=d, groups=g, bias=False),
+                         nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+
+class CropNet(nn.Module):
+    def __init__(self, n_out: int, widths: tuple[int, int, int, int] = (16, 32, 64, 96), dropout: float = 0.2):
+        super().__init__()
+        a, b, c, d = widths
+        self.features = nn.Sequential(
+            cbr(3, a), cbr(a, b, s=2), cbr(b, b), cbr(b, c, s=2), cbr(c, c), cbr(c, d, s=2), cbr(d, d),
+            nn.AdaptiveAvgPool2d(1))
+        self.drop = nn.Dropout(dropout)
+        self.head = nn.Conv2d(d, n_out, 1)  # 1×1 conv rather than Linear: exports as a plain Conv
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.drop(self.features(x))).flatten(1)
+
+    def forward_both(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.features(x)
+        return self.head(f).flatten(1), f.flatten(1)
+
+
+class _Both(nn.Module):
+    """Export wrapper: logits and the pooled features (embeddings for deck profiles)."""
+
+    def __init__(self, net: CropNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor):
+        return self.net.forward_both(x)
+
+
+class CardNet(nn.Module):
+    OUT = 7  # face, dx, dy, cos2θ, sin2θ, log w, log h
+
+    def __init__(self, widths: tuple[int, int, int, int] = (8, 16, 32, 64)):
+        super().__init__()
+        a, b, c, d = widths
+        self.stem = cbr(3, a, s=2)
+        self.e1 = nn.Sequential(cbr(a, b, s=2), cbr(b, b))
+        self.e2 = nn.Sequential(cbr(b, c, s=2), cbr(c, c), cbr(c, c, d=2))
+        self.e3 = nn.Sequential(cbr(c, d, s=2), cbr(d, d, d=2), cbr(d, d, d=4))
+        self.u2 = nn.Sequential(cbr(d + c, c, k=1), cbr(c, c))
+        self.u1 = nn.Sequential(cbr(c + b, b, k=1), cbr(b, b))
+        self.u0 = nn.Sequential(cbr(b + a, b, k=1), cbr(b, b, g=b), cbr(b, b, k=1))
+        self.head = nn.Conv2d(b, self.OUT, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x0 = self.stem(x)
+        x1 = self.e1(x0)
+        x2 = self.e2(x1)
+        x3 = self.e3(x2)
+
+        def up(t):
+            return F.interpolate(t, scale_factor=2, mode="nearest")
+
+        y = self.u2(torch.cat([up(x3), x2], 1))
+        y = self.u1(torch.cat([up(y), x1], 1))
+        y = self.u0(torch.cat([up(y), x0], 1))
+        return self.head(y)
+
+
+def export_onnx(model: nn.Module, path: str, shape: tuple[int, ...], dynamic_hw: bool) -> None:
+    model.eval()
+    names = ["y"]
+    if isinstance(model, CropNet):
+        model, names = _Both(model).eval(), ["y", "f"]
+    axes = {"x": {0: "n", 2: "h", 3: "w"}} if dynamic_hw else {"x": {0: "n"}}
+    torch.onnx.export(model, torch.zeros(1, *shape), path, input_names=["x"], output_names=names, opset_version=13,
+                      dynamo=False, dynamic_axes=axes, do_constant_folding=True)
