@@ -174,7 +174,7 @@ class TableMachine(RuleBasedStateMachine):
     def new_match(self, game: str, count: int) -> None:
         self.send("host", {"type": "new_match", "game": game, "players": [f"P{i}" for i in range(count)]})
 
-    @rule(data=st.data(), moves=st.integers(1, 12))
+    @rule(data=st.data(), moves=st.integers(1, 40))
     def legal_moves(self, data: st.DataObject, moves: int) -> None:
         for _ in range(moves):
             legal = self.referee.state_for(HOST).get("me", {}).get("legal") or []
