@@ -19,7 +19,7 @@ system-test:
 	@scripts/setup-system.sh test
 
 run: $(STAMP) system-run
-	$(BIN)/companion simulate --game elfer-raus --players 4 --games 1 --seed 1
+	$(BIN)/companion serve --port $(PORT)
 
 test: $(STAMP) system-test
 	$(BIN)/ruff check .

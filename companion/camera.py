@@ -1,0 +1,268 @@
+"""The camera service: frames → stabiliser → recogniser → referee, on one thread.
+
+It also serves the camera page (preview, snapshot, calibration, "teach this deck"). A lost
+camera never stops the referee: the service says so, keeps trying with a growing pause,
+and picks the camera up again; meanwhile play goes on with the buttons and phones.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.errors import SourceError, VisionError
+from vision.pipeline import Recognizer
+from vision.sources import FrameSource, open_source
+from vision.stabilizer import Stabilizer, StabilizerConfig
+
+from .referee import Actor, Referee
+
+log = logging.getLogger(__name__)
+
+CAMERA = Actor("camera")
+PREVIEW_FPS = 5.0
+
+
+class CameraService:
+    def __init__(
+        self,
+        referee: Referee,
+        spec: str = "auto",
+        *,
+        fps: float = 10.0,
+        size: tuple[int, int] | None = None,
+        stabilizer: StabilizerConfig | None = None,
+        data_dir: Path | None = None,
+        sim_factory: Callable[[], FrameSource] | None = None,
+        recognizer: Callable[[str], Recognizer] = Recognizer,
+    ) -> None:
+        self.referee = referee
+        self.spec = spec
+        self.fps = fps
+        self.size = size
+        self.stabilizer = Stabilizer(stabilizer)
+        self.data_dir = data_dir
+        self.sim_factory = sim_factory
+        self.make_recognizer = recognizer
+        self._recognizers: dict[str, Recognizer] = {}
+        self._source: FrameSource | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._frame_cond = threading.Condition()
+        self._frame: np.ndarray | None = None
+        self._frame_seq = 0
+        self._last_obs: dict[str, Any] | None = None
+        self.state = "starting"  # starting, running, lost, stopped
+        self.source_name = ""
+        self.last_frame_at = 0.0
+        self.last_read_ms = 0.0
+        self.frames = 0
+        self.failures = 0
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> CameraService:
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._close_source()
+        self.state = "stopped"
+
+    def healthy(self) -> bool:
+        """Alive and either delivering frames or patiently retrying a lost camera."""
+        if self._thread is None or not self._thread.is_alive():
+            return False
+        if self.state == "running":
+            return time.monotonic() - self.last_frame_at < 30.0
+        return True
+
+    def status(self) -> dict[str, Any]:
+        st = self.stabilizer.state
+        return {"state": self.state, "source": self.source_name, "frames": self.frames,
+                "still": st.still, "hand": st.hand_present, "read_ms": round(self.last_read_ms, 1)}
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def _open(self) -> FrameSource:
+        spec = self.spec
+        if spec in ("sim", "auto") and self.sim_factory is not None:
+            from vision.sources import register_sim_factory
+
+            factory = self.sim_factory
+            register_sim_factory(lambda **_options: factory())
+        options: dict[str, Any] = {"fps": self.fps}
+        if self.size is not None and not spec.startswith(("file:", "sim")):
+            options["size"] = self.size
+        return open_source(spec, **options)
+
+    def _run(self) -> None:
+        pause = 1.0
+        while not self._stop.is_set():
+            if self._source is None:
+                try:
+                    self._source = self._open()
+                    self.source_name = getattr(self._source, "name", self.spec)
+                    if self.state == "lost":
+                        self._note("camera back", "caméra retrouvée")
+                    self.state = "running"
+                    self.last_frame_at = time.monotonic()
+                    self.stabilizer.reset()
+                    pause = 1.0
+                except (SourceError, VisionError, OSError) as exc:
+                    self._lost(str(exc))
+                    self._stop.wait(pause)
+                    pause = min(pause * 2, 30.0)
+                    continue
+            try:
+                frame = self._source.read()
+            except (SourceError, VisionError, OSError) as exc:
+                self._close_source()
+                self._lost(str(exc))
+                continue
+            self._on_frame(frame)
+
+    def _on_frame(self, frame: Any) -> None:
+        self.frames += 1
+        self.last_frame_at = time.monotonic()
+        with self._frame_cond:
+            self._frame = frame.image
+            self._frame_seq += 1
+            self._frame_cond.notify_all()
+        event = self.stabilizer.feed(frame)
+        if event is None:
+            return
+        game = self.referee.snapshot().get("game")
+        if not game:
+            return
+        try:
+            observation = self._read(game, event)
+        except Exception:  # noqa: BLE001 - one unreadable frame must not stop the camera
+            log.exception("reading the table failed")
+            return
+        self.referee.post({"type": "observation", "observation": observation}, CAMERA)
+
+    def _read(self, game: str, event: Any) -> dict[str, Any]:
+        recognizer = self._recognizers.get(game)
+        if recognizer is None:
+            recognizer = self._recognizers[game] = self.make_recognizer(game)
+        # The recogniser keeps its last reading: given the changed regions it re-reads only
+        # those and returns the whole table.
+        regions = None if event.first else [(int(b.x0), int(b.y0), int(b.x1), int(b.y1)) for b in event.regions]
+        started = time.perf_counter()
+        obs = recognizer.read(event.image, regions=regions).to_json()
+        self.last_read_ms = (time.perf_counter() - started) * 1000
+        self._last_obs = obs
+        return obs
+
+    def _lost(self, why: str) -> None:
+        self.failures += 1
+        if self.state != "lost":
+            log.warning("camera lost: %s", why)
+            self._note("camera lost: " + why[:120], "caméra perdue : " + why[:120])
+        self.state = "lost"
+
+    def _note(self, en: str, fr: str) -> None:
+        if self.referee.session is not None:
+            self.referee.post({"type": "note", "text": en, "text_fr": fr}, Actor("system"))
+
+    def _close_source(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            try:
+                source.close()
+            except Exception:  # noqa: BLE001 - closing a broken camera may fail too
+                log.debug("closing the camera failed", exc_info=True)
+
+    # -- the camera page --------------------------------------------------------------------
+
+    def _latest(self, timeout: float = 2.0) -> np.ndarray:
+        with self._frame_cond:
+            if self._frame is None:
+                self._frame_cond.wait(timeout)
+            if self._frame is None:
+                raise ValueError("no picture from the camera yet")
+            return self._frame
+
+    def snapshot_jpeg(self) -> bytes:
+        return _jpeg(self._latest())
+
+    def mjpeg_frames(self) -> Iterator[bytes]:
+        """The preview with what vision read drawn on it; at most PREVIEW_FPS, only while watched."""
+        seq = -1
+        while not self._stop.is_set():
+            with self._frame_cond:
+                self._frame_cond.wait_for(lambda seen=seq: self._frame_seq != seen or self._stop.is_set(),
+                                          timeout=2.0)
+                if self._frame is None:
+                    continue
+                seq, image = self._frame_seq, self._frame
+            yield _jpeg(_overlay(image, self._last_obs), width=960)
+            time.sleep(1.0 / PREVIEW_FPS)
+
+    def calibrate_corners(self, points: Sequence[tuple[float, float]]) -> Mapping[str, Any] | None:
+        from vision.calibrate import from_corners
+
+        image = self._latest()
+        if len(points) != 4:
+            raise ValueError("four corners are needed")
+        calibration = from_corners(points, (1000.0, 1000.0 * image.shape[0] / image.shape[1]), image)
+        if self.data_dir is not None:
+            calibration.save(self.data_dir / "calibration.json")
+        self.stabilizer.reset()
+        return calibration.to_json()
+
+    def teach(self, game: str) -> Mapping[str, Any]:
+        image = self._latest()
+        recognizer = self.make_recognizer(game)
+        obs = recognizer.read(image).to_json()
+        cards = list(obs["cards"])
+        return {"message": {"fr": f"{len(cards)} cartes lues : vérifie-les puis confirme.",
+                            "en": f"{len(cards)} cards read: check them, then confirm."},
+                "cards": cards}
+
+
+def _jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) -> bytes:
+    if width is not None and image.shape[1] > width:
+        scale = width / image.shape[1]
+        image = cv2.resize(image, (width, int(round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("could not encode the picture")
+    return buf.tobytes()
+
+
+def _overlay(image: np.ndarray, obs: Mapping[str, Any] | None) -> np.ndarray:
+    """Outline every reading with its name, so the host sees what vision understood."""
+    if not obs:
+        return image
+    out = image.copy()
+    for reading in obs.get("cards", []):
+        pts = np.asarray(reading.get("corners", []), np.int32).reshape(-1, 1, 2)
+        if len(pts) != 4:
+            continue
+        cv2.polylines(out, [pts], True, (0, 255, 0), 3)
+        label = f"{reading.get('color') or ''} {reading.get('value') if reading.get('value') is not None else ''}"
+        label = label.strip() or str(reading.get("kind"))
+        x, y = int(pts[:, 0, 0].min()), int(pts[:, 0, 1].min()) - 6
+        cv2.putText(out, label, (x, max(20, y)), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
+        cv2.putText(out, label, (x, max(20, y)), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2, cv2.LINE_AA)
+    for token in obs.get("tokens", []):
+        cx, cy = (int(v) for v in token.get("center", (0, 0)))
+        cv2.circle(out, (cx, cy), 22, (255, 0, 255), 3)
+    for die in obs.get("dice", []):
+        pts = np.asarray(die.get("corners", []), np.int32).reshape(-1, 1, 2)
+        if len(pts) == 4:
+            cv2.polylines(out, [pts], True, (0, 200, 255), 3)
+    return out

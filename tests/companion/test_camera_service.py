@@ -1,0 +1,79 @@
+"""The camera service end to end: simulated table -> stabiliser -> recogniser -> referee.
+
+The frames are the simulated table's (automatic players, hands passing over the cards). The
+recogniser here reads each frame's ground truth, so what is tested is the plumbing around it:
+snapshots only when the table is still and free of hands, each placement reaching the referee
+as a camera observation, and the match advancing with no correction typed in.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.camera import CameraService
+from companion.perception import Perceiver
+from companion.referee import Actor, Referee
+from companion.simcamera import SimCamera
+from companion.store import Store
+from vision.sources import Frame, lores_of
+from vision.stabilizer import StabilizerConfig
+
+
+class TruthReading:
+    def __init__(self, truth: dict[str, Any]) -> None:
+        self.truth = truth
+
+    def to_json(self) -> dict[str, Any]:
+        return {"image": None, "ms": 0.0, "cards": self.truth["cards"], "tokens": self.truth["tokens"],
+                "dice": self.truth["dice"]}
+
+
+class TruthRecognizer:
+    """Reads a frame as its ground truth (looked up by the picture's identity)."""
+
+    def __init__(self, frames: dict[int, dict[str, Any]], reads: list[dict[str, Any]]) -> None:
+        self.frames = frames
+        self.reads = reads
+
+    def read(self, image: Any, regions: Any = None) -> TruthReading:
+        truth = self.frames[id(image)]
+        self.reads.append(truth)
+        return TruthReading(truth)
+
+
+@pytest.mark.parametrize("game", ["elfer-raus-junior", "11-nimmt"])
+def test_placements_reach_the_referee_only_once_the_hands_are_gone(tmp_path: Path, game: str) -> None:
+    referee = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
+    out = referee.handle({"type": "new_match", "game": game, "players": ["A", "B"]}, Actor("host"))
+    assert out.ok, out.error
+    fps = 15.0
+    sim = SimCamera(referee, fps=fps, seed=5, settle_frames=10, patience_frames=45)
+    frames: dict[int, dict[str, Any]] = {}
+    reads: list[dict[str, Any]] = []
+    service = CameraService(referee, "sim", fps=fps, stabilizer=StabilizerConfig(still_frames=4),
+                            recognizer=lambda _game: TruthRecognizer(frames, reads))
+    hand_frames = 0
+    for seq, frame in enumerate(itertools.islice(sim.frames(), 1500)):
+        frames.clear()  # only the newest picture is ever read
+        frames[id(frame.image)] = frame.truth
+        hand_frames += bool(frame.truth["hand"])
+        service._on_frame(Frame(frame.image, lores_of(frame.image), seq, seq / fps, meta=frame.truth))
+        if sim.stats["steps"] >= 16:
+            break
+    assert hand_frames > 20, "the sequence must have hands passing over the table"
+    assert reads, "the camera never read the table"
+    assert all(not truth["hand"] for truth in reads), "a snapshot was taken with a hand over the table"
+    session = referee.session
+    assert session is not None
+    placed = [s for s in session.steps if s.action.get("type") == "play"]
+    assert sim.stats["steps"] >= 12
+    assert len(placed) >= 4
+    # Seen by the camera; a reading the rules leave open (which 11 nimmt! pile to take) is the
+    # player's confirmation of the camera's proposal, never a move typed in.
+    assert all(s.source in ("camera", "player") for s in placed), [(s.action, s.source) for s in placed]
+    assert sum(s.source == "player" for s in placed) <= sim.stats["confirmations"]
+    assert sim.stats["corrections"] == 0, "every placement was seen by the camera"
