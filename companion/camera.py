@@ -19,6 +19,8 @@ import numpy as np
 
 from vision.errors import SourceError, VisionError
 from vision.pipeline import Recognizer
+from vision.profile import ProfileError, draft, load_profile
+from vision.profile import teach as teach_profile
 from vision.sources import FrameSource, open_source
 from vision.stabilizer import Stabilizer, StabilizerConfig
 
@@ -52,6 +54,7 @@ class CameraService:
         self.sim_factory = sim_factory
         self.make_recognizer = recognizer
         self._recognizers: dict[str, Recognizer] = {}
+        self._teaching: dict[str, tuple[np.ndarray, list[dict[str, Any]]]] = {}
         self._source: FrameSource | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -153,10 +156,27 @@ class CameraService:
             return
         self.referee.post({"type": "observation", "observation": observation}, CAMERA)
 
-    def _read(self, game: str, event: Any) -> dict[str, Any]:
+    def _recognizer(self, game: str) -> Recognizer:
         recognizer = self._recognizers.get(game)
         if recognizer is None:
-            recognizer = self._recognizers[game] = self.make_recognizer(game)
+            recognizer = self._recognizers[game] = self._new_recognizer(game)
+        return recognizer
+
+    def _deck_dir(self, game: str) -> Path | None:
+        return None if self.data_dir is None else Path(self.data_dir) / "decks" / game
+
+    def _new_recognizer(self, game: str) -> Recognizer:
+        """The game's recogniser, with the deck profile taught at this table if there is one."""
+        folder = self._deck_dir(game)
+        if self.make_recognizer is Recognizer and folder is not None and (folder / "profile.json").is_file():
+            try:
+                return Recognizer(game, profile=load_profile(folder))
+            except ProfileError as exc:
+                log.warning("deck profile ignored: %s", exc)
+        return self.make_recognizer(game)
+
+    def _read(self, game: str, event: Any) -> dict[str, Any]:
+        recognizer = self._recognizer(game)
         # The recogniser keeps its last reading: given the changed regions it re-reads only
         # those and returns the whole table.
         regions = None if event.first else [(int(b.x0), int(b.y0), int(b.x1), int(b.y1)) for b in event.regions]
@@ -224,13 +244,40 @@ class CameraService:
         return calibration.to_json()
 
     def teach(self, game: str) -> Mapping[str, Any]:
-        image = self._latest()
-        recognizer = self.make_recognizer(game)
-        obs = recognizer.read(image).to_json()
-        cards = list(obs["cards"])
-        return {"message": {"fr": f"{len(cards)} cartes lues : vérifie-les puis confirme.",
-                            "en": f"{len(cards)} cards read: check them, then confirm."},
+        """First step of "teach this deck": read the laid-out deck for the players to check."""
+        image = self._latest().copy()
+        cards = draft(self.make_recognizer(game), image)
+        if not cards:
+            raise ValueError("no card found: lay the cards out face up, side by side, under the camera")
+        self._teaching[game] = (image, cards)
+        return {"message": {"fr": f"{len(cards)} cartes lues : corrige-les puis confirme.",
+                            "en": f"{len(cards)} cards read: correct them, then confirm."},
                 "cards": cards}
+
+    def teach_confirm(self, game: str, labels: Sequence[Mapping[str, Any] | None]) -> Mapping[str, Any]:
+        """Second step: learn this printing from the confirmed cards and use it from now on."""
+        pending = self._teaching.get(game)
+        if pending is None:
+            raise ValueError("read the laid-out deck first")
+        image, cards = pending
+        if len(labels) != len(cards):
+            raise ValueError(f"{len(cards)} cards were read, {len(labels)} confirmed")
+        try:
+            profile = teach_profile(self.make_recognizer(game), [image], [cards], [list(labels)],
+                                    name=f"{game} deck")
+            folder = self._deck_dir(game)
+            if folder is not None:
+                profile.save(folder)
+        except (ProfileError, OSError) as exc:
+            raise ValueError(str(exc)) from None
+        del self._teaching[game]
+        self._recognizers.pop(game, None)  # the next reading uses the profile
+        if self.make_recognizer is Recognizer:
+            self._recognizers[game] = Recognizer(game, profile=profile)
+        n = sum(label is not None for label in labels)
+        return {"message": {"fr": f"Jeu appris : {n} cartes, {len(profile.classes)} valeurs.",
+                            "en": f"Deck learnt: {n} cards, {len(profile.classes)} values."},
+                "classes": list(profile.classes)}
 
 
 def _jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) -> bytes:

@@ -48,6 +48,10 @@ class Camera(Protocol):
         """
         ...
 
+    def teach_confirm(self, game: str, labels: Sequence[Mapping[str, Any] | None]) -> Mapping[str, Any]:
+        """The players' corrected list (one label per card read, None: not a card); learns the deck."""
+        ...
+
 
 # A 64x48 JPEG (a card on green cloth) so the fake camera needs no image library.
 _FAKE_JPEG = base64.b64decode(
@@ -100,8 +104,16 @@ class FakeCamera:
 
     def teach(self, game: str) -> Mapping[str, Any]:
         self.taught.append(game)
-        return {"message": {"fr": "Jeu de cartes appris (caméra de test).", "en": "Deck learnt (test camera)."},
-                "cards": 0}
+        card = {"kind": "number", "value": 7, "color": "red", "confidence": 0.9,
+                "corners": [[10, 10], [30, 10], [30, 40], [10, 40]]}
+        return {"message": {"fr": "1 carte lue (caméra de test).", "en": "1 card read (test camera)."},
+                "cards": [card]}
+
+    def teach_confirm(self, game: str, labels: Sequence[Mapping[str, Any] | None]) -> Mapping[str, Any]:
+        if len(labels) != 1:
+            raise ValueError(f"1 card was read, {len(labels)} confirmed")
+        self.confirmed = list(labels)
+        return {"message": {"fr": "Jeu appris (caméra de test).", "en": "Deck learnt (test camera)."}}
 
 
 class Viewers:
@@ -218,11 +230,44 @@ def teach() -> Response:
     game = body.get("game") if isinstance(body, dict) else None
     if game not in services().facade.game_ids():
         return error(400, "error.bad_game", "malformed")
+    if "cards" in body:  # second step: the players' corrected list
+        labels = _labels(body["cards"])
+        if labels is None:
+            return error(400, "error.teach_labels", "malformed")
+        try:
+            result = dict(_camera().teach_confirm(game, labels))
+        except ValueError as exc:
+            return error(422, "error.teach", "teach", detail=str(exc))
+        return jsonify(ok=True, result=result)
     try:
         result = dict(_camera().teach(game))
     except ValueError as exc:
         return error(422, "error.teach", "teach", detail=str(exc))
     return jsonify(ok=True, result=result)
+
+
+TEACH_KINDS = ("number", "joker", "link", "bonus", "bull")
+TEACH_COLOURS = ("yellow", "red", "blue", "green", "gray", None)
+
+
+def _labels(raw: Any) -> list[dict[str, Any] | None] | None:
+    """The confirmed cards: each null (not a card) or {kind, value, color}; None when malformed."""
+    if not isinstance(raw, list) or not 0 < len(raw) <= 200:
+        return None
+    out: list[dict[str, Any] | None] = []
+    for item in raw:
+        if item is None:
+            out.append(None)
+            continue
+        if not isinstance(item, dict) or item.get("kind", "number") not in TEACH_KINDS:
+            return None
+        kind, value, colour = item.get("kind", "number"), item.get("value"), item.get("color")
+        if kind == "number" and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100):
+            return None
+        if colour not in TEACH_COLOURS:
+            return None
+        out.append({"kind": kind, "value": value if kind == "number" else None, "color": colour})
+    return out
 
 
 __all__ = ["Camera", "FakeCamera", "bp"]

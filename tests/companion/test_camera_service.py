@@ -77,3 +77,38 @@ def test_placements_reach_the_referee_only_once_the_hands_are_gone(tmp_path: Pat
     assert all(s.source in ("camera", "player") for s in placed), [(s.action, s.source) for s in placed]
     assert sum(s.source == "player" for s in placed) <= sim.stats["confirmations"]
     assert sim.stats["corrections"] == 0, "every placement was seen by the camera"
+
+
+def test_teach_this_deck_stores_a_profile_the_readings_then_use(tmp_path: Path) -> None:
+    import numpy as np
+
+    from vision.render import random_scene, render
+
+    referee = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
+    service = CameraService(referee, "sim", data_dir=tmp_path)
+    scene = random_scene("elfer-raus-junior", np.random.default_rng(4), "holdout", mode="side", rows=4, hand=False,
+                         distractors=False, angle=0.0, camera={"tilt_x_deg": 0.0, "tilt_y_deg": 0.0})
+    image, truth = render(scene)
+    service._frame = image
+    with pytest.raises(ValueError, match="first"):
+        service.teach_confirm("elfer-raus-junior", [None])
+    drafted = service.teach("elfer-raus-junior")["cards"]
+    assert len(drafted) >= 10
+
+    def label(card: dict[str, Any]) -> dict[str, Any] | None:
+        """The player's correction: the true card under the read outline (None: not a card)."""
+        centre = np.mean(card["corners"], axis=0)
+        for t in truth["cards"]:
+            if np.linalg.norm(np.mean(t["corners"], axis=0) - centre) < 20:
+                return {"kind": t["kind"], "value": t["value"], "color": str(t["color"])}
+        return None
+
+    with pytest.raises(ValueError, match="confirmed"):
+        service.teach_confirm("elfer-raus-junior", [None])
+    out = service.teach_confirm("elfer-raus-junior", [label(c) for c in drafted])
+    assert out["message"]["fr"] and len(out["classes"]) >= 5
+    assert (tmp_path / "decks" / "elfer-raus-junior" / "profile.json").is_file()
+    assert service._recognizer("elfer-raus-junior").profile is not None
+    # After a restart the taught deck is used again.
+    again = CameraService(referee, "sim", data_dir=tmp_path)
+    assert again._recognizer("elfer-raus-junior").profile is not None

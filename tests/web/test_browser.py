@@ -244,6 +244,24 @@ def test_calibration_by_tapping_four_corners(browser: Any, site: Site) -> None:
     assert site.errors == []
 
 
+@pytest.mark.xdist_group("browser-boards")
+def test_teach_this_deck_read_corrected_and_confirmed(browser: Any, site: Site) -> None:
+    host = site.page(browser, "fr-FR", **PHONE)
+    host.goto(f"{site.url}/join/{site.token('host')}")
+    host.goto(site.url + "/camera")
+    host.get_by_role("button", name="Lire et apprendre les cartes").click()
+    card = host.locator("li.teach-card")
+    card.wait_for()
+    assert card.locator("[name=value]").input_value() == "7"  # as the (fake) camera read it
+    card.locator("[name=value]").fill("8")  # the player corrects the number
+    card.locator("[name=color]").select_option("green")
+    shot(host, "14-camera-teach-phone")
+    host.get_by_role("button", name="Confirmer et apprendre ce jeu").click()
+    host.locator("#teach-msg").filter(has_text="Jeu appris").wait_for()
+    assert site.app.extensions["companion"].camera.confirmed == [{"kind": "number", "value": 8, "color": "green"}]
+    assert site.errors == []
+
+
 @pytest.mark.xdist_group("browser-match")
 def test_numeri_die_buttons_and_tokens(browser: Any, site: Site) -> None:
     assert site.referee.submit({"type": "new_match", "game": "numeri", "players": ["Ana", "Ben"]}, HOST).ok

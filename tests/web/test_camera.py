@@ -90,8 +90,29 @@ def test_teach_this_deck(app: Flask, host: Phone) -> None:
     resp = host.client.post("/api/camera/teach", json={"game": "elfer-raus"}, headers={"X-CSRF-Token": host.csrf})
     assert resp.status_code == 200 and resp.json["result"]["message"]["fr"]
     assert app.extensions["companion"].camera.taught == ["elfer-raus"]
+    assert resp.json["result"]["cards"][0]["value"] == 7
     resp = host.client.post("/api/camera/teach", json={"game": "chess"}, headers={"X-CSRF-Token": host.csrf})
     assert resp.status_code == 400
+    # Second step: the corrected list, one label per card read.
+    label = {"kind": "number", "value": 8, "color": "red"}
+    resp = host.client.post("/api/camera/teach", json={"game": "elfer-raus", "cards": [label]},
+                            headers={"X-CSRF-Token": host.csrf})
+    assert resp.status_code == 200 and resp.json["result"]["message"]["en"]
+    assert app.extensions["companion"].camera.confirmed == [label]
+
+
+@pytest.mark.parametrize("cards", [[], "7", [{"kind": "number", "value": 0}], [{"kind": "dragon"}],
+                                   [{"kind": "number", "value": 3, "color": "purple"}], [{"value": True}]])
+def test_a_malformed_teaching_list_is_400(host: Phone, cards: object) -> None:
+    resp = host.client.post("/api/camera/teach", json={"game": "elfer-raus", "cards": cards},
+                            headers={"X-CSRF-Token": host.csrf})
+    assert resp.status_code == 400 and resp.json["error"]
+
+
+def test_a_teaching_list_of_the_wrong_length_is_422(host: Phone) -> None:
+    resp = host.client.post("/api/camera/teach", json={"game": "elfer-raus", "cards": [None, None]},
+                            headers={"X-CSRF-Token": host.csrf})
+    assert resp.status_code == 422 and "confirmed" in resp.json["detail"]
 
 
 def test_camera_posts_need_csrf(host: Phone) -> None:

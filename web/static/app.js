@@ -745,9 +745,42 @@
     });
     document.getElementById("teach").addEventListener("submit", async (e) => {
       e.preventDefault();
-      const out = await post("/api/camera/teach", { game: e.target.elements.game.value });
-      if (out) fill("teach-msg", loc(out.result.message) || tt("taught"));
+      const game = e.target.elements.game.value;
+      const out = await post("/api/camera/teach", { game });
+      if (!out) return;
+      fill("teach-msg", loc(out.result.message) || tt("taught"));
+      teachList(game, out.result.cards || []);
     });
+  }
+
+  // "Teach this deck", second step: the cards as read, each correctable, then confirmed.
+  function teachList(game, cards) {
+    const kinds = ["number", "joker", "link", "bonus", "bull"];
+    const rows = cards.map((c, i) => el("li", { class: "teach-card" },
+      el("label", null, tt("teach_card", { n: i + 1 }), " ",
+        el("select", { name: "kind", "aria-label": tt("teach_kind") },
+          kinds.map((k) => el("option", { value: k, selected: c.kind === k }, tt("teach_kind." + k))))),
+      el("input", { name: "value", type: "number", min: 1, max: 100, inputmode: "numeric",
+        value: c.value === null || c.value === undefined ? "" : c.value, "aria-label": tt("teach_value") }),
+      el("select", { name: "color", "aria-label": tt("teach_colour") },
+        el("option", { value: "" }, "—"),
+        [...COLOURS, "gray"].map((k) => el("option", { value: k, selected: c.color === k }, tt("c." + k)))),
+      el("label", null, el("input", { name: "skip", type: "checkbox" }), " ", tt("teach_not_card"))));
+    const form = el("form", { id: "teach-confirm" }, el("ol", null, rows),
+      el("button", { class: "btn primary", type: "submit" }, tt("teach_confirm")));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const labels = [...form.querySelectorAll("li.teach-card")].map((li) => {
+        if (li.querySelector("[name=skip]").checked) return null;
+        const kind = li.querySelector("[name=kind]").value;
+        const value = parseInt(li.querySelector("[name=value]").value, 10);
+        const color = li.querySelector("[name=color]").value || null;
+        return { kind, value: kind === "number" ? value : null, color };
+      });
+      const done = await post("/api/camera/teach", { game, cards: labels });
+      if (done) { fill("teach-msg", loc(done.result.message) || tt("taught")); fill("teach-list"); }
+    });
+    fill("teach-list", form);
   }
 
   // --- dispatch ---------------------------------------------------------------------------------------------------
