@@ -132,6 +132,8 @@ class CameraService:
                 frame = self._source.read()
             except (SourceError, VisionError, OSError) as exc:
                 self._close_source()
+                if self._stop.is_set():
+                    break  # closed for shutdown: not a lost camera
                 self._lost(str(exc))
                 continue
             self._on_frame(frame)
