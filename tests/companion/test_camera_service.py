@@ -112,3 +112,43 @@ def test_teach_this_deck_stores_a_profile_the_readings_then_use(tmp_path: Path) 
     # After a restart the taught deck is used again.
     again = CameraService(referee, "sim", data_dir=tmp_path)
     assert again._recognizer("elfer-raus-junior").profile is not None
+
+
+def test_a_lost_camera_is_reported_and_picked_up_again(tmp_path: Path) -> None:
+    import time
+
+    import numpy as np
+
+    from vision.errors import SourceError
+    from vision.sources import IterableSource
+
+    referee = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
+    referee.handle({"type": "new_match", "game": "elfer-raus", "players": ["A", "B"]}, Actor("host"))
+    referee.start()
+    opened = []
+
+    def frames() -> Any:
+        opened.append(time.monotonic())
+        if len(opened) == 2:
+            raise SourceError("camera unplugged")  # the first re-open fails too
+        for _ in range(5):  # then each connection dies after a few frames
+            yield np.full((120, 160, 3), 90, np.uint8)
+
+    def source() -> IterableSource:
+        return IterableSource(frames, fps=50.0, name="flaky")
+
+    service = CameraService(referee, "sim", fps=50.0, sim_factory=source).start()
+    try:
+        deadline = time.monotonic() + 20
+        while len(opened) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(opened) >= 4, "the service must keep trying to re-open the camera"
+        assert service.healthy() and service.failures >= 2
+        time.sleep(0.3)
+    finally:
+        service.stop()
+        referee.stop()
+    notes = [e.payload for e in referee.store.events(referee.match_id) if e.kind == "note"]
+    texts = [n.get("text", "") for n in notes]
+    assert any(t.startswith("camera lost") for t in texts) and "camera back" in texts
+    assert any(n.get("text_fr", "").startswith("caméra perdue") for n in notes)
