@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -151,8 +152,14 @@ def load_info(name: str = "cards", models_dir: Path | None = None) -> ModelInfo:
                      temperature=float(meta["temperature"]), orientations=int(meta.get("orientations", 1)), meta=meta)
 
 
-@lru_cache(maxsize=8)
 def _net(path: str) -> cv2.dnn.Net:
+    """The model, loaded once per thread: a cv2.dnn net holds its input and buffers, so two
+    threads (the camera's reads, a phone's "teach this deck") must not share one."""
+    return _thread_net(path, threading.get_ident())
+
+
+@lru_cache(maxsize=8)
+def _thread_net(path: str, _thread: int) -> cv2.dnn.Net:
     try:
         net = cv2.dnn.readNetFromONNX(path)
     except cv2.error as exc:
