@@ -54,7 +54,7 @@ class CameraService:
         self.sim_factory = sim_factory
         self.make_recognizer = recognizer
         self._recognizers: dict[str, Recognizer] = {}
-        self._teaching: dict[str, tuple[np.ndarray, list[dict[str, Any]]]] = {}
+        self._teaching: dict[str, tuple[Recognizer, np.ndarray, list[dict[str, Any]]]] = {}
         self._source: FrameSource | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -248,10 +248,12 @@ class CameraService:
     def teach(self, game: str) -> Mapping[str, Any]:
         """First step of "teach this deck": read the laid-out deck for the players to check."""
         image = self._latest().copy()
-        cards = draft(self.make_recognizer(game), image)
+        # Its own recogniser: this runs on a web thread while the camera thread reads.
+        recognizer = self.make_recognizer(game)
+        cards = draft(recognizer, image)
         if not cards:
             raise ValueError("no card found: lay the cards out face up, side by side, under the camera")
-        self._teaching[game] = (image, cards)
+        self._teaching[game] = (recognizer, image, cards)
         return {"message": {"fr": f"{len(cards)} cartes lues : corrige-les puis confirme.",
                             "en": f"{len(cards)} cards read: correct them, then confirm."},
                 "cards": cards}
@@ -261,12 +263,11 @@ class CameraService:
         pending = self._teaching.get(game)
         if pending is None:
             raise ValueError("read the laid-out deck first")
-        image, cards = pending
+        recognizer, image, cards = pending
         if len(labels) != len(cards):
             raise ValueError(f"{len(cards)} cards were read, {len(labels)} confirmed")
         try:
-            profile = teach_profile(self.make_recognizer(game), [image], [cards], [list(labels)],
-                                    name=f"{game} deck")
+            profile = teach_profile(recognizer, [image], [cards], [list(labels)], name=f"{game} deck")
             folder = self._deck_dir(game)
             if folder is not None:
                 profile.save(folder)
