@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,16 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+_PEAK_WRAPPER = """
+import runpy, sys
+sys.argv = ["companion", *sys.argv[1:]]
+try:
+    runpy.run_module("companion", run_name="__main__")
+finally:
+    hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")][0]
+    sys.stderr.write(hwm)
+"""
 
 
 def main() -> None:
@@ -73,15 +82,17 @@ def main() -> None:
                 rec.read(image, regions=region)
                 reg_wall.append((time.perf_counter() - w0) * 1000)
                 reg_cpu.append((time.process_time() - c0) * 1000)
-    # Peak memory of the command line tool on one photo, in a fresh process.
+    # Peak memory of the command line tool, in a fresh process per photo. Its own VmHWM, read as
+    # it exits: Linux carries the parent's peak into a child's ru_maxrss across fork and exec.
+    peaks, ok = [], True
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "table.jpg"
-        cv2.imwrite(str(path), shots[0][1])
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        proc = subprocess.run([sys.executable, "-m", "companion", "recognize", "--game", shots[0][0], str(path)],
-                              capture_output=True, text=True, check=False)
-        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        ok = proc.returncode == 0
+        for game, image, _truth in shots:
+            path = Path(tmp) / "table.jpg"
+            cv2.imwrite(str(path), image)
+            proc = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, "recognize", "--game", game, str(path)],
+                                  capture_output=True, text=True, check=False)
+            peaks.append(int(proc.stderr.rsplit("VmHWM:", 1)[1].split()[0]) / 1024)
+            ok = ok and proc.returncode == 0
     med = statistics.median
     out = {
         "photo": "1640x1232", "scenes": a.scenes, "repeat": a.repeat, "cards_per_photo_median": med(ncards),
@@ -89,7 +100,8 @@ def main() -> None:
         "full_read_ms_cpu_p90": round(float(np.percentile(full_cpu, 90)), 1),
         "region_read_ms_wall_median": round(med(reg_wall), 1) if reg_wall else None,
         "region_read_ms_cpu_median": round(med(reg_cpu), 1) if reg_cpu else None,
-        "recognize_peak_rss_mb": round(max(peak_kb, before) / 1024, 1), "recognize_ok": ok,
+        "recognize_peak_rss_mb": round(max(peaks), 1), "recognize_rss_mb_median": round(med(peaks), 1),
+        "recognize_ok": ok,
         "stage_ms_median": {k: round(med(v), 2) for k, v in parts.items()},
         "loadavg": os.getloadavg()[0],
     }
@@ -99,7 +111,8 @@ def main() -> None:
     if reg_cpu:
         print(f"  region re-read {out['region_read_ms_cpu_median']:6.1f} ms CPU median "
               f"({out['region_read_ms_wall_median']:.1f} ms wall)   target <= 15")
-    print(f"  recognize peak memory {out['recognize_peak_rss_mb']:.0f} MB   target <= 200")
+    print(f"  recognize peak memory {out['recognize_peak_rss_mb']:.0f} MB (median over photos "
+          f"{out['recognize_rss_mb_median']:.0f} MB)   target <= 200")
     print(f"  stages (ms, median): {out['stage_ms_median']}")
     print(f"  machine load average {out['loadavg']:.1f} (wall times grow with it; CPU times do not)")
     print(json.dumps(out))

@@ -34,6 +34,10 @@ OFFSET_SCALE = 16.0  # offsets and sizes are predicted in units of 16 output pix
 TARGET_WIDTH = 36.0  # card width (pixels at the network input) the network reads best
 PASS1_SCALES = (0.2, 0.4, 0.7)  # first passes when the card size is unknown (large cards first)
 STRIDE = 16  # network input sides must be multiples of this
+# cv2.dnn keeps every layer's output, about 100 bytes per input pixel: larger inputs run in
+# tiles to bound memory. The margin is half the network's receptive field (about 300 pixels).
+MAX_INPUT_PIXELS = 700_000
+TILE_MARGIN = 160
 
 
 def full_to_out(pts: np.ndarray, s: float) -> np.ndarray:
@@ -100,12 +104,31 @@ class Detector:
         PW, PH = -(-W // STRIDE) * STRIDE, -(-H // STRIDE) * STRIDE
         if (PW, PH) != (W, H):
             small = cv2.copyMakeBorder(small, 0, PH - H, 0, PW - W, cv2.BORDER_REPLICATE)
-        blob = cv2.dnn.blobFromImage(small, scalefactor=1 / 255.0, mean=(127.5, 127.5, 127.5))
-        self.net.setInput(blob)
-        out = np.array(self.net.forward()[0], np.float32, copy=True)
-        out = out[:, : -(-H // 2), : -(-W // 2)]
+        out = self._forward(small)[:, : -(-H // 2), : -(-W // 2)]
         # Effective scales along x and y differ by rounding; use their mean (sub-pixel effect).
         return NetOutput(out, 0.5 * (W / w + H / h), (x0, y0))
+
+    def _forward(self, small: np.ndarray) -> np.ndarray:
+        """Network maps (7 × H/2 × W/2) of a padded input; a large input runs in tiles, each with
+        TILE_MARGIN pixels of context on every side, which gives the same maps as one run."""
+        PH, PW = small.shape[:2]
+        if PH * PW <= MAX_INPUT_PIXELS:
+            return self._net_maps(small)
+        core = int(math.sqrt(MAX_INPUT_PIXELS)) - 2 * TILE_MARGIN
+        out = np.empty((7, PH // 2, PW // 2), np.float32)
+        for y0, y1 in _spans(PH, core):
+            for x0, x1 in _spans(PW, core):
+                ya, yb = max(0, y0 - TILE_MARGIN), min(PH, y1 + TILE_MARGIN)
+                xa, xb = max(0, x0 - TILE_MARGIN), min(PW, x1 + TILE_MARGIN)
+                maps = self._net_maps(small[ya:yb, xa:xb])
+                out[:, y0 // 2: y1 // 2, x0 // 2: x1 // 2] = maps[:, (y0 - ya) // 2: (y1 - ya) // 2,
+                                                                  (x0 - xa) // 2: (x1 - xa) // 2]
+        return out
+
+    def _net_maps(self, small: np.ndarray) -> np.ndarray:
+        blob = cv2.dnn.blobFromImage(small, scalefactor=1 / 255.0, mean=(127.5, 127.5, 127.5))
+        self.net.setInput(blob)
+        return np.array(self.net.forward()[0], np.float32, copy=True)
 
     @staticmethod
     def card_width(out: NetOutput, face_threshold: float = 0.5) -> float | None:
@@ -152,6 +175,13 @@ class Detector:
         if dets:
             card_width = float(np.median([d.size[0] for d in dets]))
         return dets, card_width
+
+
+def _spans(n: int, core: int) -> list[tuple[int, int]]:
+    """Split 0..n (a multiple of STRIDE) into equal-ish spans of at most `core`, on STRIDE steps."""
+    parts = -(-n // max(core, STRIDE))
+    step = -(-n // (parts * STRIDE)) * STRIDE
+    return [(a, min(n, a + step)) for a in range(0, n, step)]
 
 
 def _logit(p: float) -> float:

@@ -11,7 +11,7 @@ import pytest
 
 from vision.detect import Detector, decode, full_to_out, out_to_full
 from vision.render import render
-from vision.train.evaluate import condition_scene, visible_truth
+from vision.train.evaluate import FULL, condition_scene, visible_truth
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +103,21 @@ def test_decode_splits_two_touching_cards():
     assert np.allclose(xs_full, sorted(out_to_full(np.array(centres), 0.5)[:, 0]), atol=1.0)
     for d in dets:
         assert abs(d.angle - 90) < 1 and d.visible["centre"] > 0.9
+
+
+def test_large_input_runs_in_tiles_with_the_same_maps(detector, monkeypatch):
+    """Small cards need a strong enlargement; the network then runs in tiles (bounded memory)
+    whose margins cover its receptive field, so the maps equal one run over the whole input."""
+    import vision.detect as det
+
+    image, _truth = render(condition_scene("elfer-raus", "plain", 11, size=FULL))
+    whole = detector.run(image, 0.5).maps
+    monkeypatch.setattr(det, "MAX_INPUT_PIXELS", 250_000)  # the input (820×616) needs several tiles
+    calls = []
+    real = detector._net_maps
+    monkeypatch.setattr(detector, "_net_maps", lambda x: calls.append(x.shape) or real(x))
+    tiled = detector.run(image, 0.5).maps
+    assert len(calls) >= 4
+    assert max(h * w for h, w, _ in calls) <= 250_000
+    assert tiled.shape == whole.shape
+    np.testing.assert_allclose(tiled, whole, atol=1e-3)
