@@ -12,6 +12,7 @@ import argparse
 import glob
 import json
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,8 @@ def load(patterns: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
             xs.append(d["x"])
             ys.append(d["y"].astype(np.int64))
             ks.append(d["kind"])
-            gs.append(d["group"].astype(np.int64) + 1_000_000 * (n + 1) + hash(f) % 1000 * 10_000_000)
+            # Groups unique per file (zlib.crc32, not hash(): salted per run, the split must repeat).
+            gs.append(d["group"].astype(np.int64) + 1_000_000 * (n + 1) + zlib.crc32(f.encode()) % 1000 * 10_000_000)
             print(f, len(d["y"]), flush=True)
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ks), np.concatenate(gs)
 
