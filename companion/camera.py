@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.errors import SourceError, VisionError
+from vision.errors import CalibrationError, SourceError, VisionError
 from vision.pipeline import Recognizer
 from vision.profile import ProfileError, draft, load_profile
 from vision.profile import teach as teach_profile
@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 CAMERA = Actor("camera")
 PREVIEW_FPS = 5.0
+BOARD_GAMES = ("start11", "numeri")  # read on a printed board: calibrated by its own four corners
 
 
 class CameraService:
@@ -44,6 +45,7 @@ class CameraService:
         data_dir: Path | None = None,
         sim_factory: Callable[[], FrameSource] | None = None,
         recognizer: Callable[[str], Recognizer] = Recognizer,
+        read_boards: bool = True,
     ) -> None:
         self.referee = referee
         self.spec = spec
@@ -54,6 +56,8 @@ class CameraService:
         self.sim_factory = sim_factory
         self.make_recognizer = recognizer
         self._recognizers: dict[str, Recognizer] = {}
+        self.board_missing = False  # the board game's board was not found in the last snapshot
+        self.read_boards = read_boards  # off: a board game's moves come from the phones and buttons only
         self._teaching: dict[str, tuple[Recognizer, np.ndarray, list[dict[str, Any]]]] = {}
         self._source: FrameSource | None = None
         self._stop = threading.Event()
@@ -149,14 +153,29 @@ class CameraService:
         if event is None:
             return
         game = self.referee.snapshot().get("game")
-        if not game:
+        if not game or (game in BOARD_GAMES and not self.read_boards):
             return
         try:
             observation = self._read(game, event)
+        except CalibrationError as exc:
+            self._board_lost(str(exc))
+            return
         except Exception:  # noqa: BLE001 - one unreadable frame must not stop the camera
             log.exception("reading the table failed")
             return
+        if self.board_missing:
+            self.board_missing = False
+            self._note("board found", "plateau retrouvé")
         self.referee.post({"type": "observation", "observation": observation}, CAMERA)
+
+    def _board_lost(self, why: str) -> None:
+        """Said once until the board is seen again; the players can calibrate it on the camera page."""
+        if not self.board_missing:
+            log.warning("board not found: %s", why)
+            self._note("board not found: is it all in view? You can tap its corners on the camera page.",
+                       "plateau introuvable : est-il entier dans l'image ? Vous pouvez toucher ses coins "
+                       "sur la page caméra.")
+        self.board_missing = True
 
     def _recognizer(self, game: str) -> Recognizer:
         recognizer = self._recognizers.get(game)
@@ -167,15 +186,23 @@ class CameraService:
     def _deck_dir(self, game: str) -> Path | None:
         return None if self.data_dir is None else Path(self.data_dir) / "decks" / game
 
+    def _board_file(self, game: str) -> Path | None:
+        return None if self.data_dir is None or game not in BOARD_GAMES else Path(self.data_dir) / f"board-{game}.json"
+
     def _new_recognizer(self, game: str) -> Recognizer:
-        """The game's recogniser, with the deck profile taught at this table if there is one."""
+        """The game's recogniser, with the deck profile taught at this table and the board's
+        calibration (its corners tapped on the camera page) if there are."""
+        if self.make_recognizer is not Recognizer:
+            return self.make_recognizer(game)
+        board = self._board_file(game)
+        options = {"board": str(board)} if board is not None and board.is_file() else None
         folder = self._deck_dir(game)
-        if self.make_recognizer is Recognizer and folder is not None and (folder / "profile.json").is_file():
+        if folder is not None and (folder / "profile.json").is_file():
             try:
-                return Recognizer(game, profile=load_profile(folder))
+                return Recognizer(game, profile=load_profile(folder), options=options)
             except ProfileError as exc:
                 log.warning("deck profile ignored: %s", exc)
-        return self.make_recognizer(game)
+        return Recognizer(game, options=options)
 
     def _read(self, game: str, event: Any) -> dict[str, Any]:
         recognizer = self._recognizer(game)
@@ -234,14 +261,29 @@ class CameraService:
             time.sleep(1.0 / PREVIEW_FPS)
 
     def calibrate_corners(self, points: Sequence[tuple[float, float]]) -> Mapping[str, Any] | None:
+        """The play area's corners, or for a board game the board's (the first tapped is the
+        board's top-left): the board readers then start from them instead of searching."""
         from vision.calibrate import from_corners
+        from vision.layouts import load_layout
 
         image = self._latest()
         if len(points) != 4:
             raise ValueError("four corners are needed")
-        calibration = from_corners(points, (1000.0, 1000.0 * image.shape[0] / image.shape[1]), image)
-        if self.data_dir is not None:
-            calibration.save(self.data_dir / "calibration.json")
+        game = self.referee.snapshot().get("game")
+        if game in BOARD_GAMES:
+            layout = load_layout(game)
+            size, path = (layout.width_mm, layout.height_mm), self._board_file(game)
+        else:
+            size = (1000.0, 1000.0 * image.shape[0] / image.shape[1])
+            path = None if self.data_dir is None else Path(self.data_dir) / "calibration.json"
+        try:
+            calibration = from_corners(points, size, image)
+            if path is not None:
+                calibration.save(path)
+        except (CalibrationError, OSError) as exc:
+            raise ValueError(str(exc)) from None
+        if game in BOARD_GAMES:
+            self._recognizers.pop(game, None)  # the next reading starts from these corners
         self.stabilizer.reset()
         return calibration.to_json()
 

@@ -70,6 +70,7 @@ class CameraConfig:
 class VisionConfig:
     stable_frames: int = 5
     min_confidence: float = 0.9
+    boards: bool = False  # read the 11! board and the Numeri track (their readers are not yet good enough)
 
 
 @dataclass(frozen=True)
@@ -306,6 +307,7 @@ SETTINGS: dict[str, tuple[Parser, Any]] = {
     "camera.lores": (_size, CameraConfig.lores),
     "vision.stable_frames": (_int(1, 100), VisionConfig.stable_frames),
     "vision.min_confidence": (_number(0, 1), VisionConfig.min_confidence),
+    "vision.boards": (_bool, VisionConfig.boards),
     "match.game": (_game, MatchConfig.game),
     "match.variant": (_optional_text, MatchConfig.variant),
     "match.players": (_players, MatchConfig.players),
@@ -468,7 +470,7 @@ def _build(v: Mapping[str, Any], source: str) -> Config:
     return Config(
         server=ServerConfig(v["server.host"], v["server.port"], v["server.public_url"]),
         camera=CameraConfig(v["camera.spec"], v["camera.resolution"], v["camera.fps"], v["camera.lores"]),
-        vision=VisionConfig(v["vision.stable_frames"], v["vision.min_confidence"]),
+        vision=VisionConfig(v["vision.stable_frames"], v["vision.min_confidence"], v["vision.boards"]),
         match=MatchConfig(v["match.game"], v["match.variant"], v["match.players"], v["match.rounds"]),
         gpio=GpioConfig(
             enabled=v["gpio.enabled"],

@@ -64,7 +64,8 @@ def build_camera(referee: Referee, config: Config, spec: str) -> Any:
     from vision.stabilizer import StabilizerConfig
 
     return CameraService(referee, spec, fps=fps, size=tuple(config.camera.resolution), data_dir=config.data.dir,
-                         sim_factory=sim_source, stabilizer=StabilizerConfig(still_frames=config.vision.stable_frames))
+                         sim_factory=sim_source, stabilizer=StabilizerConfig(still_frames=config.vision.stable_frames),
+                         read_boards=config.vision.boards)
 
 
 def _signals(panel: Panel) -> Any:

@@ -152,3 +152,46 @@ def test_a_lost_camera_is_reported_and_picked_up_again(tmp_path: Path) -> None:
     texts = [n.get("text", "") for n in notes]
     assert any(t.startswith("camera lost") for t in texts) and "camera back" in texts
     assert any(n.get("text_fr", "").startswith("caméra perdue") for n in notes)
+
+
+def test_a_missing_board_is_said_once_and_its_tapped_corners_calibrate_it(tmp_path: Path) -> None:
+    import numpy as np
+
+    from vision.render import random_scene, render
+
+    referee = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
+    referee.handle({"type": "new_match", "game": "start11", "players": ["A", "B"]}, Actor("host"))
+    empty = np.full((480, 640, 3), (60, 90, 140), np.uint8)  # a bare table: no board anywhere
+    # With board reading switched off (the default setting) the camera leaves board games alone.
+    off = CameraService(referee, "sim", fps=15.0, data_dir=tmp_path, stabilizer=StabilizerConfig(still_frames=2),
+                        read_boards=False)
+    for seq in range(8):
+        off._on_frame(Frame(empty, lores_of(empty), seq, seq / 15.0))
+    assert not off._recognizers and not off.board_missing
+    service = CameraService(referee, "sim", fps=15.0, data_dir=tmp_path,
+                            stabilizer=StabilizerConfig(still_frames=2))
+    for seq in range(8):
+        service._on_frame(Frame(empty, lores_of(empty), seq, seq / 15.0))
+    grey = np.full((480, 640, 3), (70, 100, 150), np.uint8)  # the light changes: another snapshot
+    for seq in range(8, 16):
+        service._on_frame(Frame(grey, lores_of(grey), seq, seq / 15.0))
+    notes = [e.payload for e in referee.store.events(referee.match_id) if e.kind == "note"]
+    assert [n["text"].split(":")[0] for n in notes] == ["board not found"], notes
+    assert notes[0]["text_fr"].startswith("plateau introuvable")
+    assert service.board_missing
+
+    # The host taps the board's corners (a few pixels off, as fingers are) on the camera page.
+    scene = random_scene("start11", np.random.default_rng([2024, 3, 1]), "holdout", hand=False)
+    image, truth = render(scene)
+    service._frame = image
+    taps = np.asarray(truth["board"]["corners"]) + np.random.default_rng(1).normal(0, 3, (4, 2))
+    taps = np.clip(taps, 0, [image.shape[1] - 1, image.shape[0] - 1])
+    service.calibrate_corners([tuple(p) for p in taps])
+    assert (tmp_path / "board-start11.json").is_file()
+    recognizer = service._recognizer("start11")
+    assert recognizer.options["board"] == str(tmp_path / "board-start11.json")
+    got = {c["square"]: (c["value"], c["color"]) for c in recognizer.read(image).to_json()["cards"] if c.get("square")}
+    want = {c["square"].replace("-", ":"): (c["value"], c["color"]) for c in truth["cards"] if c.get("square")}
+    assert np.mean([got.get(s) == v for s, v in want.items()]) >= 0.8
+    with pytest.raises(ValueError, match="corner"):
+        service.calibrate_corners([(0, 0), (5, 0), (9999, 9999), (0, 5)])

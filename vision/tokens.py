@@ -1,0 +1,251 @@
+"""Numeri: the numbered tokens on the track (mapped to track squares) and beside it, and the die.
+
+The track board is found and kept by the board machinery (`vision.board`: lattice fit, lens
+distortion, which way round). Each track square is then read in place: a crop with context
+round the square goes through one small network (`token_numbers`) that says "no token" or
+which number (1-5) the token shows, at any angle, and which of the four colours it is. The
+colour is read from the crop divided by the picture's white, measured on the board's pale
+squares (a red token keeps its hue under a warm lamp, and a yellow token on the yellow end
+squares still differs from the square). Tokens waiting beside the board are found as compact
+blobs of a token's size on the table and read by the same network; the die by `vision.dice`.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .board import (
+    BoardTracker,
+    BoardView,
+    CropModel,
+    _layout_points,
+    crop_model,
+    crop_transform,
+    in_regions,
+    load_calibration_view,
+    sample_crop,
+    suppress,
+    table_proposals,
+)
+from .classify import Pyramid
+from .layouts import BoardLayout, load_layout
+from .types import DieReading, TokenReading
+
+TOKEN_CLASSES = ("none", "1", "2", "3", "4", "5")
+TOKEN_COLOURS = ("yellow", "red", "blue", "green")
+TOKEN_CROP = 48  # network input, pixels
+TOKEN_CROP_MM = 40.0  # the track square (38 mm) and its border; a token is 20-28 mm across
+TOKEN_MODEL = "token_numbers"
+TOKEN_MM = 24.0  # typical token diameter, for finding tokens beside the board
+MIN_TOKEN = 0.5
+OFF_LIMIT = 60  # token proposals read beside the board per picture
+
+
+def token_class(value: int) -> int:
+    return TOKEN_CLASSES.index(str(int(value)))
+
+
+POLAR_ANGLES, POLAR_RADII, POLAR_WRAP = 64, 20, 12  # polar input: rows per turn, radii, rows repeated
+
+
+def token_input(crops: np.ndarray, white, polar: bool = False) -> np.ndarray:
+    """Network input: crops divided by the picture's white (the board's pale squares), so a
+    token's colour keeps its hue under any lamp; `white` is one BGR triple or one per crop.
+
+    `polar`: each crop unrolled round its centre (rows: angle, columns: radius), a turn of the
+    token becomes a shift of rows, which the network's convolutions and pooling ignore — a
+    numeral at any angle needs no learning of every angle. Rows wrap round (POLAR_WRAP repeated
+    at each end) so that a numeral cut by the seam is whole on one side."""
+    x = np.asarray(crops, np.float32)
+    if x.ndim == 3:
+        x = x[None]
+    w = np.maximum(np.asarray(white, np.float32).reshape(-1, 3), 16.0)
+    x = np.clip(x / w[:, None, None, :], 0.0, 1.6) - 0.6
+    if polar:
+        s = x.shape[1]
+        c = (s - 1) / 2.0
+        x = np.stack([cv2.warpPolar(im, (POLAR_RADII, POLAR_ANGLES), (c, c), 0.36 * s,
+                                    cv2.WARP_POLAR_LINEAR | cv2.INTER_LINEAR) for im in x])
+        x = np.concatenate([x[:, -POLAR_WRAP:], x, x[:, :POLAR_WRAP]], axis=1)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def _polar(model: CropModel) -> bool:
+    return model.meta.get("input") == "token_polar"
+
+
+def board_white(pyr: Pyramid, view: BoardView, layout: BoardLayout) -> np.ndarray:
+    """The colour of the board's pale (blank and numbered) squares in this picture, BGR: the
+    brighter half of them (a token on a square darkens it)."""
+    pts, owner = [], []
+    g = np.linspace(-0.25, 0.25, 5) * layout.square_mm
+    for i, q in enumerate(layout.squares):
+        if q.kind in ("blank", "number"):
+            for dx in g:
+                for dy in g:
+                    pts.append((q.x + dx, q.y + dy))
+                    owner.append(i)
+    p = view.to_image(np.array(pts))
+    img = pyr.image
+    h, w = img.shape[:2]
+    v = cv2.remap(img, p[:, 0].astype(np.float32).reshape(1, -1), p[:, 1].astype(np.float32).reshape(1, -1),
+                  cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+    inside = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    owner_a = np.array(owner)
+    per = [np.median(v[(owner_a == i) & inside], axis=0) for i in np.unique(owner_a[inside])]
+    if not per:
+        return np.array([200.0, 200.0, 200.0])
+    arr = np.array(per)
+    bright = arr.sum(axis=1)
+    return np.median(arr[bright >= np.median(bright)], axis=0)
+
+
+def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel) -> tuple[int, str, float] | None:
+    p_tok = 1.0 - float(p[0])
+    if p_tok < MIN_TOKEN:
+        return None
+    k = int(p[1:].argmax()) + 1
+    conf = p_tok * float(p[k] / max(p[1:].sum(), 1e-12))
+    name = TOKEN_COLOURS[0]
+    if colour is not None:
+        j = int(colour.argmax())
+        name = model.colours[j]
+        conf *= float(colour[j])
+    return int(model.classes[k]), name, conf
+
+
+@dataclass
+class NumeriReader:
+    """Reads the Numeri track, the tokens beside it and the die from pictures of one camera."""
+
+    layout: BoardLayout
+    tracker: BoardTracker
+    model_name: str = TOKEN_MODEL
+    on_board: dict = field(default_factory=dict)  # track index -> TokenReading
+    off_board: list = field(default_factory=list)
+    dice: list = field(default_factory=list)
+
+    @classmethod
+    def create(cls, calibration: str | Path | None = None) -> NumeriReader:
+        layout = load_layout("numeri")
+        hint = load_calibration_view(calibration, layout) if calibration else None
+        return cls(layout, BoardTracker(layout, hint=hint))
+
+    @property
+    def model(self) -> CropModel:
+        return crop_model(self.model_name)
+
+    def read(self, image: np.ndarray, pyr: Pyramid, regions=None, timings: dict | None = None
+             ) -> tuple[list[TokenReading], list[DieReading]]:
+        """All tokens and dice in view (with `regions`: read again only there, the rest kept)."""
+        from .dice import read_dice
+
+        timings = timings if timings is not None else {}
+        view = self.tracker.view_for(image, pyr, timings)
+        t = time.perf_counter()
+        model = self.model
+        white = board_white(pyr, view, self.layout)
+        centres = _layout_points(self.layout)
+        img_c = view.to_image(centres)
+        w, h = view.image_size
+        visible = (img_c[:, 0] >= 0) & (img_c[:, 0] < w) & (img_c[:, 1] >= 0) & (img_c[:, 1] < h)
+        todo = visible if regions is None else visible & in_regions(img_c, regions)
+        idx = np.flatnonzero(todo)
+        crops = [sample_crop(pyr, crop_transform(view, centres[i], TOKEN_CROP_MM, model.crop), model.crop)
+                 for i in idx]
+        probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)) if crops else
+                                   np.zeros((0, 3, model.crop, model.crop), np.float32))
+        if regions is None:
+            self.on_board = {}
+        for n, i in enumerate(idx):
+            r = _token(probs[n], None if colours is None else colours[n], model)
+            sid = self.layout.squares[i].id
+            if r is None:
+                self.on_board.pop(sid, None)
+                continue
+            value, colour, conf = r
+            c = img_c[i]
+            self.on_board[sid] = TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])),
+                                              confidence=conf, square=int(sid))
+        timings["token_board_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        off = self._beside(pyr, view, white, regions)
+        timings["token_beside_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        taken = [self.layout.square(s) for s in self.on_board]
+        exclude = np.array([[q.x, q.y] for q in taken]).reshape(-1, 2)
+        dice = read_dice(pyr, view, regions, exclude=exclude)
+        timings["dice_ms"] = (time.perf_counter() - t) * 1000
+        if regions is None:
+            self.off_board, self.dice = off, dice
+        else:
+            def outside(items, centre):
+                return [x for x in items if not in_regions(centre(x), regions)[0]]
+
+            self.off_board = outside(self.off_board, lambda x: x.center) + off
+            self.dice = outside(self.dice, lambda d: np.mean(d.corners, axis=0)) + dice
+        # A die found where a token was read beside the board: keep the more confident reading.
+        tokens = self.off_board
+        for d in self.dice:
+            dc = np.mean(d.corners, axis=0)
+            tokens = [x for x in tokens if np.hypot(*(np.asarray(x.center) - dc)) > 0.5 * TOKEN_MM * view.px_per_mm()
+                      or x.confidence > d.confidence]
+        return sorted(self.on_board.values(), key=lambda x: x.square or 0) + tokens, list(self.dice)
+
+    def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
+        model = self.model
+        W, H = self.layout.width_mm, self.layout.height_mm
+        props = table_proposals(pyr, view, TOKEN_MM, limit=4 * OFF_LIMIT)
+        off = ~((props[:, 0] > -3) & (props[:, 0] < W + 3) & (props[:, 1] > -3) & (props[:, 1] < H + 3))
+        props = props[off]
+        if regions is not None and len(props):
+            props = props[in_regions(view.to_image(props), regions)]
+        props = props[:OFF_LIMIT]
+        if not len(props):
+            return []
+        crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]
+        probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)))
+        found = []
+        for n in range(len(props)):
+            r = _token(probs[n], None if colours is None else colours[n], model)
+            if r is not None:
+                found.append((n, r))
+        if not found:
+            return []
+        keep = suppress(props[[n for n, _ in found]], np.array([r[2] for _, r in found]), 0.7 * TOKEN_MM)
+        out = []
+        for k in keep:
+            n, (value, colour, conf) = found[k]
+            c = view.to_image(props[n:n + 1])[0]
+            out.append(TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])), confidence=conf))
+        return out
+
+
+_STATE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _numeri_reader(ctx) -> dict:
+    rec = ctx.recognizer
+    reader = _STATE.get(rec)
+    if reader is None:
+        reader = NumeriReader.create((getattr(rec, "options", None) or {}).get("board"))
+        _STATE[rec] = reader
+    tokens, dice = reader.read(ctx.image, ctx.pyramid, ctx.regions, ctx.timings)
+    return {"tokens": tokens, "dice": dice, "replace_cards": True}
+
+
+def register() -> None:
+    """Add the Numeri token and die reader to the recogniser (idempotent)."""
+    from .pipeline import readers_for, register_reader
+
+    if _numeri_reader not in readers_for("numeri"):
+        register_reader("numeri", _numeri_reader)
+
+
+register()

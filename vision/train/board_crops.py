@@ -1,0 +1,231 @@
+"""Cut training crops for the board readers from rendered scenes (`board_scenes`), exactly as the
+readers cut them at run time (`vision.board.crop_transform` + `sample_crop`), from the true board
+view plus the small errors a located view has (shift, turn, scale).
+
+Outputs one .npz per kind (``tiles``, ``tokens``, ``dice``) with ``x`` (N×S×S×3 uint8), ``y``
+(class index, see `vision.board.TILE_CLASSES`, `vision.tokens.TOKEN_CLASSES`,
+`vision.dice.DIE_CLASSES`), ``colour`` (the true colour name, for checking the colour reader) and
+``scene`` (scene index, to split training and validation by scene).
+
+    python -m vision.train.board_crops --scenes /work/data/boards --out /work/data/board_crops
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.board import (
+    TILE_CROP,
+    TILE_CROP_MM,
+    BoardView,
+    _layout_points,
+    crop_transform,
+    fit_view,
+    sample_crop,
+    tile_class,
+)
+from vision.classify import Pyramid
+from vision.dice import DIE_CROP, DIE_CROP_MM, die_class
+from vision.layouts import load_layout
+from vision.tokens import TOKEN_CROP, TOKEN_CROP_MM, board_white, token_class
+
+
+def true_view(truth: dict, layout) -> BoardView:
+    sq = truth["layout"]["squares"]
+    pts = _layout_points(layout)
+    px = np.array([sq[str(q.id)]["center"] for q in layout.squares], np.float64)
+    size = tuple(truth["size"])
+    view, _ = fit_view(pts, px, np.ones(len(pts)), size, (layout.width_mm, layout.height_mm))
+    return view
+
+
+def _angle_on_board(view: BoardView, corners) -> float:
+    """Direction of an item's TL -> TR edge on the board, degrees clockwise."""
+    c = view.to_board(np.asarray(corners, np.float64))
+    d = c[1] - c[0]
+    return math.degrees(math.atan2(d[1], d[0]))
+
+
+def _crop(pyr, view, centre, size_mm, out_px, angle, rng, shift=1.2, turn=2.0, scale=0.03):
+    c = np.asarray(centre, np.float64) + rng.normal(0, shift, 2)
+    m = crop_transform(view, c, size_mm, out_px, angle + rng.normal(0, turn), 1.0 + rng.normal(0, scale))
+    return sample_crop(pyr, m, out_px)
+
+
+def _inside(view, centre_mm, margin_px=4.0) -> bool:
+    p = view.to_image(np.asarray(centre_mm, np.float64).reshape(1, 2))[0]
+    w, h = view.image_size
+    return bool(margin_px <= p[0] <= w - margin_px and margin_px <= p[1] <= h - margin_px)
+
+
+def start11_crops(img, truth, rng, out) -> None:
+    layout = load_layout("start11")
+    view = true_view(truth, layout)
+    pyr = Pyramid(img)
+    by_square = {c["square"]: c for c in truth["cards"] if c.get("square")}
+    hidden = {c.get("square") for c in truth.get("hidden", []) if c.get("square")}
+    for q in layout.squares:
+        if q.id in hidden or not _inside(view, (q.x, q.y), 10):
+            continue
+        card = by_square.get(q.id)
+        if card is None:
+            out.append((_crop(pyr, view, (q.x, q.y), TILE_CROP_MM, TILE_CROP, 0.0, rng), 0, "none"))
+            continue
+        a = _angle_on_board(view, card["corners"])
+        quarter = int(round(a / 90.0)) % 4
+        label = tile_class(card["kind"], card["value"], quarter)
+        for _ in range(2):
+            out.append((_crop(pyr, view, (q.x, q.y), TILE_CROP_MM, TILE_CROP, 0.0, rng), label,
+                        card.get("color") or "none"))
+    # Loose tiles: read in the frame of their own outline, in any of the four quarter turns.
+    for card in truth["cards"]:
+        if card.get("square"):
+            continue
+        centre = view.to_board(np.asarray(card["corners"], np.float64)).mean(axis=0)
+        a = _angle_on_board(view, card["corners"])
+        for _ in range(2):
+            k = int(rng.integers(0, 4))
+            out.append((_crop(pyr, view, centre, TILE_CROP_MM, TILE_CROP, a - 90 * k, rng, 1.5, 4.0),
+                        tile_class(card["kind"], card["value"], k), card.get("color") or "none"))
+        # near misses: a tile half out of the crop is not "a tile here"
+        off = rng.normal(0, 1, 2)
+        off = off / np.linalg.norm(off) * rng.uniform(11, 16)
+        out.append((_crop(pyr, view, centre + off, TILE_CROP_MM, TILE_CROP, float(rng.uniform(0, 360)), rng), 0,
+                    "none"))
+    _negatives(pyr, view, layout, truth, rng, out, TILE_CROP_MM, TILE_CROP, 10)
+
+
+def _negatives(pyr, view, layout, truth, rng, out, size_mm, px, n) -> None:
+    """Crops of the table round the board (and of props) where none of our things lie."""
+    things = []
+    for key in ("cards", "tokens", "dice", "hidden", "outside"):
+        for e in truth.get(key, []):
+            c = np.asarray(e["corners"], np.float64).mean(axis=0) if "corners" in e else np.asarray(e["center"])
+            things.append(view.to_board(c.reshape(1, 2))[0])
+    things = np.array(things).reshape(-1, 2)
+    w, h = view.image_size
+    made = tries = 0
+    while made < n and tries < 20 * n:
+        tries += 1
+        p = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+        b = view.to_board(p.reshape(1, 2))[0]
+        if -5 < b[0] < layout.width_mm + 5 and -5 < b[1] < layout.height_mm + 5 and rng.random() < 0.8:
+            continue  # mostly off the board (on the board, squares are read in place)
+        if len(things) and np.linalg.norm(things - b, axis=1).min() < 0.6 * size_mm:
+            continue
+        out.append((_crop(pyr, view, b, size_mm, px, float(rng.uniform(0, 360)), rng), 0, "none"))
+        made += 1
+    for item in truth.get("items", []):  # props, when the scene recorded them
+        if item.get("obj") == "prop":
+            b = view.to_board(np.asarray(item["corners"], np.float64)).mean(axis=0)
+            out.append((_crop(pyr, view, b, size_mm, px, float(rng.uniform(0, 360)), rng), 0, "none"))
+
+
+def numeri_crops(img, truth, rng, tokens, dice) -> None:
+    layout = load_layout("numeri")
+    view = true_view(truth, layout)
+    pyr = Pyramid(img)
+    n0 = len(tokens)
+    white = board_white(pyr, view, layout)
+    on_square = {t["square"]: t for t in truth["tokens"] if t.get("square") is not None}
+    hidden = {t.get("square") for t in truth.get("hidden", []) if t.get("square") is not None}
+    dice_sq = set()
+    for d in truth["dice"] + [h for h in truth.get("hidden", []) if h.get("object") == "die"]:
+        b = view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
+        dice_sq |= {q.id for q in layout.squares if abs(q.x - b[0]) < 30 and abs(q.y - b[1]) < 30}
+    for q in layout.squares:
+        if q.id in hidden or q.id in dice_sq or not _inside(view, (q.x, q.y), 10):
+            continue
+        t = on_square.get(q.id)
+        ang = float(rng.uniform(0, 360))
+        if t is None:
+            tokens.append((_crop(pyr, view, (q.x, q.y), TOKEN_CROP_MM, TOKEN_CROP, ang, rng), 0, "none"))
+        else:
+            for _ in range(2):
+                tokens.append((_crop(pyr, view, (q.x, q.y), TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)),
+                                     rng), token_class(t["value"]), t["color"]))
+    for t in truth["tokens"]:
+        if t.get("square") is not None:
+            continue
+        b = view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0]
+        for _ in range(2):
+            tokens.append((_crop(pyr, view, b, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng, 1.8),
+                           token_class(t["value"]), t["color"]))
+        off = rng.normal(0, 1, 2)
+        off = off / np.linalg.norm(off) * rng.uniform(14, 20)
+        tokens.append((_crop(pyr, view, b + off, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng), 0,
+                       "none"))
+    for d in truth["dice"]:
+        b = view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
+        for _ in range(3):
+            dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng, 1.2),
+                         die_class(d["value"]), "none"))
+        off = rng.normal(0, 1, 2)
+        off = off / np.linalg.norm(off) * rng.uniform(10, 14)
+        dice.append((_crop(pyr, view, b + off, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+        # a die read by the token reader is "no token"
+        tokens.append((_crop(pyr, view, b, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+    for t in truth["tokens"][:6]:  # a token read by the die reader is "no die"
+        b = view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0]
+        dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+    _negatives(pyr, view, layout, truth, rng, tokens, TOKEN_CROP_MM, TOKEN_CROP, 8)
+    _negatives(pyr, view, layout, truth, rng, dice, DIE_CROP_MM, DIE_CROP, 8)
+    for i in range(n0, len(tokens)):  # the picture's white goes with each token crop
+        tokens[i] = (*tokens[i], white)
+
+
+def _save(path: Path, rows: list) -> None:
+    if not rows:
+        return
+    x = np.stack([r[0] for r in rows])
+    y = np.array([r[1] for r in rows], np.int16)
+    colour = np.array([r[2] for r in rows])
+    scene = np.array([r[-1] for r in rows], np.int32)
+    extra = {"white": np.array([r[3] for r in rows], np.float32)} if len(rows[0]) == 5 else {}
+    np.savez_compressed(path, x=x, y=y, colour=colour, scene=scene, **extra)
+    print(path, x.shape, np.bincount(y))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--game", choices=["start11", "numeri"], default=None, help="only this game's scenes")
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(a.seed)
+    tiles, tokens, dice = [], [], []
+    files = sorted(Path(a.scenes).glob(f"{a.game or ''}*.json"))
+    if a.limit:
+        files = files[: a.limit]
+    for k, f in enumerate(files):
+        truth = json.loads(f.read_text())
+        img = cv2.imread(str(f.with_suffix(".jpg")))
+        if img is None:
+            continue
+        t0, k0, d0 = [], [], []
+        if truth["game"] == "start11":
+            start11_crops(img, truth, rng, t0)
+        else:
+            numeri_crops(img, truth, rng, k0, d0)
+        tiles += [(*r, k) for r in t0]
+        tokens += [(*r, k) for r in k0]
+        dice += [(*r, k) for r in d0]
+        if (k + 1) % 50 == 0:
+            print(k + 1, len(tiles), len(tokens), len(dice), flush=True)
+    _save(out / "tiles.npz", tiles)
+    _save(out / "tokens.npz", tokens)
+    _save(out / "dice.npz", dice)
+
+
+if __name__ == "__main__":
+    main()
