@@ -215,10 +215,8 @@ def _give_true_board(rec: Recognizer, game: str, truth: dict, image: np.ndarray)
     from vision.layouts import load_layout
 
     layout = load_layout(game)
-    W, H = layout.width_mm, layout.height_mm
-    src = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
-    M = cv2.getPerspectiveTransform(src, np.float32(truth["board"]["corners"]))
-    view = board_mod.BoardView.from_homography(M, (image.shape[1], image.shape[0]), (W, H))
+    view = board_mod.BoardView.from_corners(truth["board"]["corners"], (layout.width_mm, layout.height_mm),
+                                            (image.shape[1], image.shape[0]))
     reader = (board_mod.Start11Reader if game == "start11" else tokens_mod.NumeriReader).create()
     reader.tracker.view = view
     reader.tracker.reference = 0.0  # never judged moved

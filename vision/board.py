@@ -123,6 +123,13 @@ class BoardView:
     def from_calibration(cls, cal: Calibration) -> BoardView:
         return cls.from_homography(np.linalg.inv(cal.matrix), cal.image_size, cal.size_mm)
 
+    @classmethod
+    def from_corners(cls, corners_px: Any, size_mm, image_size) -> BoardView:
+        """The view whose board corners (TL, TR, BR, BL of the layout) lie at these pixels."""
+        w, h = float(size_mm[0]), float(size_mm[1])
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        return cls.from_homography(cv2.getPerspectiveTransform(src, np.float32(corners_px)), image_size, (w, h))
+
     def undistort(self, px: Any) -> np.ndarray:
         q = np.asarray(px, np.float64).reshape(-1, 2)
         if self.k1 == 0.0:

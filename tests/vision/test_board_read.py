@@ -13,7 +13,6 @@ should bring it there miss most dice).
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
@@ -27,10 +26,8 @@ from vision.render import random_scene, render
 
 def _true_view(game: str, truth: dict, image: np.ndarray) -> board_mod.BoardView:
     layout = load_layout(game)
-    W, H = layout.width_mm, layout.height_mm
-    src = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
-    M = cv2.getPerspectiveTransform(src, np.float32(truth["board"]["corners"]))
-    return board_mod.BoardView.from_homography(M, (image.shape[1], image.shape[0]), (W, H))
+    return board_mod.BoardView.from_corners(truth["board"]["corners"], (layout.width_mm, layout.height_mm),
+                                            (image.shape[1], image.shape[0]))
 
 
 def _recognizer(game: str, truth: dict, image: np.ndarray) -> Recognizer:
