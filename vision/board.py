@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
-from .classify import MODELS_DIR, ModelError, Pyramid
+from .classify import MODELS_DIR, ModelError, Pyramid, _net
 from .errors import CalibrationError
 from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
 from .types import CardReading, quad_of
@@ -1497,17 +1497,6 @@ def load_calibration_view(path: str | Path, layout: BoardLayout) -> BoardView:
 # Small crop classifiers (ONNX through cv2.dnn)
 
 
-@lru_cache(maxsize=8)
-def _load_net(path: str) -> cv2.dnn.Net:
-    try:
-        net = cv2.dnn.readNetFromONNX(path)
-    except cv2.error as exc:
-        raise ModelError(f"cannot load model {path}: {exc}") from None
-    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
-    return net
-
-
 class CropModel:
     """A crop classifier shipped as `<name>.onnx` + `<name>.json` (classes, crop size, temperatures):
     `run(blob)` gives calibrated class probabilities and, when the model has one, colour ones."""
@@ -1529,7 +1518,8 @@ class CropModel:
                 raise ModelError(f"{base}.json: missing key {key!r}")
         if not base.with_suffix(".onnx").is_file():
             raise ModelError(f"model file {base}.onnx is missing")
-        self.net = _load_net(str(base.with_suffix(".onnx")))
+        self.path = str(base.with_suffix(".onnx"))
+        _net(self.path)  # load now: a broken file is reported when the model is made
         self.classes: tuple[str, ...] = tuple(self.meta["classes"])
         self.colours: tuple[str, ...] = tuple(self.meta.get("colours", ()))
         self.crop = int(self.meta["crop"])
@@ -1541,9 +1531,10 @@ class CropModel:
             return np.zeros((0, len(self.classes))), (np.zeros((0, len(self.colours))) if self.colours else None)
         ys, cs = [], []
         names = ["y", "c"] if self.colours else ["y"]
+        net = _net(self.path)  # one per thread: the camera and a phone's request may read at once
         for i in range(0, len(blob), self.BATCH):
-            self.net.setInput(np.ascontiguousarray(blob[i:i + self.BATCH]))
-            out = self.net.forward(names)
+            net.setInput(np.ascontiguousarray(blob[i:i + self.BATCH]))
+            out = net.forward(names)
             ys.append(np.array(out[0], np.float32, copy=True))
             if self.colours:
                 cs.append(np.array(out[1], np.float32, copy=True))
@@ -1779,12 +1770,18 @@ class Start11Reader:
 _STATE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _start11_reader(ctx) -> dict:
+def reader_of(ctx, state: weakref.WeakKeyDictionary, create: Any) -> Any:
+    """The recogniser's own board reader, made on its first picture (from the stored board
+    calibration when it has one) and kept: it holds the board's view between pictures."""
     rec = ctx.recognizer
-    reader = _STATE.get(rec)
+    reader = state.get(rec)
     if reader is None:
-        reader = Start11Reader.create((getattr(rec, "options", None) or {}).get("board"))
-        _STATE[rec] = reader
+        reader = state[rec] = create((getattr(rec, "options", None) or {}).get("board"))
+    return reader
+
+
+def _start11_reader(ctx) -> dict:
+    reader = reader_of(ctx, _STATE, Start11Reader.create)
     cards = reader.read(ctx.image, ctx.pyramid, ctx.regions, ctx.timings)
     return {"cards": cards, "replace_cards": True}
 

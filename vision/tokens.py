@@ -29,6 +29,7 @@ from .board import (
     crop_transform,
     in_regions,
     load_calibration_view,
+    reader_of,
     sample_crop,
     suppress,
     table_proposals,
@@ -231,11 +232,7 @@ _STATE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _numeri_reader(ctx) -> dict:
-    rec = ctx.recognizer
-    reader = _STATE.get(rec)
-    if reader is None:
-        reader = NumeriReader.create((getattr(rec, "options", None) or {}).get("board"))
-        _STATE[rec] = reader
+    reader = reader_of(ctx, _STATE, NumeriReader.create)
     tokens, dice = reader.read(ctx.image, ctx.pyramid, ctx.regions, ctx.timings)
     return {"tokens": tokens, "dice": dice, "replace_cards": True}
 
