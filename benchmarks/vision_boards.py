@@ -161,6 +161,8 @@ def run_game(game: str, a) -> dict:
         rec = Recognizer(game)
         if a.truth_board:
             _give_true_board(rec, game, truth, image)
+        if a.empty_board and game == "start11":
+            _show_empty_board(rec, scene(game, k, a.pool, a.seed, a.d6))
         t = time.perf_counter()
         try:
             obs = rec.read(image).to_json()
@@ -224,6 +226,20 @@ def _give_true_board(rec: Recognizer, game: str, truth: dict, image: np.ndarray)
     state[rec] = reader
 
 
+def _show_empty_board(rec: Recognizer, sc) -> None:
+    """Let the 11! reader learn the empty board: the same scene (table, lamp, camera, board)
+    with no tile on it, as at the start of a game."""
+    from vision import board as board_mod
+
+    empty = sc.copy()
+    empty.items = [it for it in empty.items if it.obj != "tile"]
+    image, _truth = render(empty)
+    state = board_mod._STATE
+    if rec not in state:
+        state[rec] = board_mod.Start11Reader.create()
+    state[rec].learn_empty(image)
+
+
 def _short(e: dict) -> dict:
     return {k: e[k] for k in ("kind", "value", "color", "square", "center") if k in e}
 
@@ -239,6 +255,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", default="0", help="CPU cores to run on ('' = all)")
     ap.add_argument("--truth-board", action="store_true",
                     help="give the readers the board's true position (measures reading apart from locating)")
+    ap.add_argument("--empty-board", action="store_true",
+                    help="11!: the reader first sees the same board empty (as at the start of a game)")
     ap.add_argument("--failures", action="store_true", help="list the scenes that were not read exactly")
     a = ap.parse_args(argv)
     if a.cores and hasattr(os, "sched_setaffinity"):

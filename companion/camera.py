@@ -189,20 +189,27 @@ class CameraService:
     def _board_file(self, game: str) -> Path | None:
         return None if self.data_dir is None or game not in BOARD_GAMES else Path(self.data_dir) / f"board-{game}.json"
 
+    def _empty_board_file(self, game: str) -> Path | None:
+        return None if self.data_dir is None or game != "start11" else Path(self.data_dir) / f"board-{game}-empty.npz"
+
     def _new_recognizer(self, game: str) -> Recognizer:
         """The game's recogniser, with the deck profile taught at this table and the board's
         calibration (its corners tapped on the camera page) if there are."""
         if self.make_recognizer is not Recognizer:
             return self.make_recognizer(game)
-        board = self._board_file(game)
-        options = {"board": str(board)} if board is not None and board.is_file() else None
+        board, empty = self._board_file(game), self._empty_board_file(game)
+        options = {}
+        if board is not None and board.is_file():
+            options["board"] = str(board)
+        if empty is not None and empty.is_file():
+            options["empty_board"] = str(empty)
         folder = self._deck_dir(game)
         if folder is not None and (folder / "profile.json").is_file():
             try:
-                return Recognizer(game, profile=load_profile(folder), options=options)
+                return Recognizer(game, profile=load_profile(folder), options=options or None)
             except ProfileError as exc:
                 log.warning("deck profile ignored: %s", exc)
-        return Recognizer(game, options=options)
+        return Recognizer(game, options=options or None)
 
     def _read(self, game: str, event: Any) -> dict[str, Any]:
         recognizer = self._recognizer(game)
@@ -286,6 +293,30 @@ class CameraService:
             self._recognizers.pop(game, None)  # the next reading starts from these corners
         self.stabilizer.reset()
         return calibration.to_json()
+
+    def learn_empty_board(self) -> Mapping[str, Any]:
+        """11!: the board in view is empty (as at the start of a game): keep each square's look.
+        Afterwards a square that still looks so holds no tile, whatever the printing, and one
+        that clearly does not holds one, however faint its tile."""
+        from vision.board import Start11Reader
+
+        game = self.referee.snapshot().get("game")
+        if game != "start11":
+            raise ValueError("only the 11! board is learnt empty; start an 11! game first")
+        image = self._latest().copy()
+        board, path = self._board_file(game), self._empty_board_file(game)
+        try:
+            reader = Start11Reader.create(board if board is not None and board.is_file() else None)
+            squares = reader.learn_empty(image)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                reader.save_empty(path)
+        except (CalibrationError, OSError) as exc:
+            raise ValueError(str(exc)) from None
+        self._recognizers.pop(game, None)  # the next reading uses it
+        return {"squares": squares,
+                "message": {"fr": f"Plateau vide appris ({squares} cases).",
+                            "en": f"Empty board learnt ({squares} squares)."}}
 
     def teach(self, game: str) -> Mapping[str, Any]:
         """First step of "teach this deck": read the laid-out deck for the players to check."""

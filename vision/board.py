@@ -1632,6 +1632,55 @@ def in_regions(px: np.ndarray, regions) -> np.ndarray:
 QUARTER_PRIOR = np.array([0.94, 0.02, 0.02, 0.02])  # tiles on the board are laid the board's way up
 LOOSE_TILE_MM = 21.0
 MIN_TILE = 0.5  # probability that a tile is there, above which it is reported
+EMPTY_LIKENESS = 0.85  # likeness to its empty look above which a square holds no tile (train renders)
+EMPTY_CENTRE = (0.2, 0.8)  # part of the crop compared: where a tile would lie
+EMPTY_RIM = 0.12  # outer band of a crop taken as the board around the square
+EMPTY_TINT = 0.12  # log-chromaticity shift of a square's middle above which something lies on it
+EMPTY_CHANGED = 0.6  # likeness below which a square surely holds something (train renders)
+EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading
+EMPTY_GRID = 12  # crops compared at this size (blurs away a pixel or two of misregistration)
+
+
+def board_white(crops: np.ndarray) -> np.ndarray:
+    """The board's light (BGR): median colour of the squares' outer rims (board between squares)."""
+    x = np.asarray(crops, np.float32)
+    s = x.shape[1]
+    k = max(1, int(round(s * EMPTY_RIM)))
+    rim = np.concatenate([x[:, :k].reshape(-1, 3), x[:, -k:].reshape(-1, 3), x[:, k:-k, :k].reshape(-1, 3),
+                          x[:, k:-k, -k:].reshape(-1, 3)])
+    return np.maximum(np.median(rim, axis=0), 8.0)
+
+
+def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(pattern, tint) of each square's crop against its crop on the empty board.
+
+    pattern: correlation (-1..1) of the middles (where a tile would lie), each reduced and
+    standardised per channel, so a dimmer or warmer lamp changes nothing. tint: how far the
+    middle's colour has moved, in log-chromaticity under each picture's board light (a cream
+    tile on a square printed in the tile's own tint and number has the same pattern)."""
+    def middle(x: np.ndarray) -> np.ndarray:
+        s = x.shape[1]
+        a, b = int(round(s * EMPTY_CENTRE[0])), int(round(s * EMPTY_CENTRE[1]))
+        return np.stack([cv2.resize(c[a:b, a:b], (EMPTY_GRID, EMPTY_GRID), interpolation=cv2.INTER_AREA)
+                         for c in x]).astype(np.float32)
+
+    def norm(m: np.ndarray) -> np.ndarray:
+        return (m - m.mean(axis=(1, 2), keepdims=True)) / (m.std(axis=(1, 2), keepdims=True) + 6.0)
+
+    def chroma(m: np.ndarray, w: np.ndarray) -> np.ndarray:
+        c = np.log(np.maximum(m.mean(axis=(1, 2)), 4.0) / w)
+        return c - c.mean(axis=1, keepdims=True)
+
+    ma, mb = middle(crops), middle(empty)
+    a, b = norm(ma), norm(mb)
+    num = (a * b).mean(axis=(1, 2, 3))
+    den = np.sqrt((a * a).mean(axis=(1, 2, 3)) * (b * b).mean(axis=(1, 2, 3)))
+    pattern = num / np.maximum(den, 1e-6)
+    tint = np.linalg.norm(chroma(ma, white) - chroma(mb, empty_white), axis=1)
+    return pattern, tint
+
+
 LOOSE_LIMIT = 48  # loose-tile proposals read per picture (strongest blobs first)
 
 
@@ -1641,10 +1690,14 @@ def square_name(sid: str) -> str:
     return f"{row}:{pos}"
 
 
-def _tile_reading(p: np.ndarray, colour: np.ndarray | None, model: CropModel, quarter_prior: np.ndarray
-                  ) -> tuple[str, Any, str | None, float, int] | None:
-    """(kind, value, colour, confidence, quarter) from one crop's probabilities, or None (no tile)."""
+def _tile_reading(p: np.ndarray, colour: np.ndarray | None, model: CropModel, quarter_prior: np.ndarray,
+                  present: bool = False) -> tuple[str, Any, str | None, float, int] | None:
+    """(kind, value, colour, confidence, quarter) from one crop's probabilities, or None (no tile).
+    `present`: the square is known to hold something (it no longer looks as on the empty board),
+    so a faint tile the net calls empty is read all the same."""
     p_tile = 1.0 - float(p[0])
+    if present:
+        p_tile = max(p_tile, EMPTY_CHANGED_P)
     if p_tile < MIN_TILE:
         return None
     joint = p[1:].reshape(len(TILE_FACES), 4) * quarter_prior[None, :]
@@ -1676,12 +1729,17 @@ class Start11Reader:
     model_name: str = TILE_MODEL
     board_tiles: dict = field(default_factory=dict)  # square id -> CardReading (last full or partial read)
     loose: list = field(default_factory=list)
+    empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
 
     @classmethod
-    def create(cls, calibration: str | Path | None = None) -> Start11Reader:
+    def create(cls, calibration: str | Path | None = None, empty: str | Path | None = None) -> Start11Reader:
+        """A reader starting from a stored board calibration and empty-board look, if given."""
         layout = load_layout("start11")
         hint = load_calibration_view(calibration, layout) if calibration else None
-        return cls(layout, BoardTracker(layout, hint=hint))
+        reader = cls(layout, BoardTracker(layout, hint=hint))
+        if empty:
+            reader.load_empty(empty)
+        return reader
 
     @property
     def model(self) -> CropModel:
@@ -1694,23 +1752,39 @@ class Start11Reader:
         t = time.perf_counter()
         model = self.model
         sq = list(self.layout.squares)
+        if regions is None:
+            self.board_tiles = {}
         centres = _layout_points(self.layout)
         img_c = view.to_image(centres)
         w, h = view.image_size
         visible = (img_c[:, 0] >= 0) & (img_c[:, 0] < w) & (img_c[:, 1] >= 0) & (img_c[:, 1] < h)
         todo = visible if regions is None else visible & in_regions(img_c, regions)
         idx = np.flatnonzero(todo)
-        crops = [sample_crop(pyr, crop_transform(view, centres[i], TILE_CROP_MM, model.crop), model.crop)
-                 for i in idx]
+        crops = self._square_crops(pyr, view, idx, model.crop)
+        changed = np.zeros(len(idx), bool)  # clearly not as on the empty board: something lies there
+        if self.empty is not None and len(idx):
+            # Squares that still look as they did on the empty board hold no tile (whatever the
+            # tile net thinks of an unfamiliar printing): only the others are read.
+            same = np.array([sq[i].id in self.empty for i in idx], bool)
+            if same.any():
+                ref = np.stack([self.empty[sq[i].id] for i in idx[same]])
+                has = np.flatnonzero(same)
+                pattern, tint = empty_likeness(np.stack([crops[n] for n in has]), ref,
+                                               board_white(np.stack(crops)), self.empty_white)
+                changed[has] = pattern < EMPTY_CHANGED
+                same[has] = (pattern >= EMPTY_LIKENESS) & (tint <= EMPTY_TINT)
+            for i in idx[same]:
+                self.board_tiles.pop(sq[i].id, None)
+            keep = ~same
+            idx, crops, changed = idx[keep], [c for c, k in zip(crops, keep, strict=True) if k], changed[keep]
         timings["tile_crops_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         probs, colours = model.run(tile_input(np.stack(crops)) if crops else np.zeros((0, 3, model.crop, model.crop)))
         timings["tile_classify_ms"] = (time.perf_counter() - t) * 1000
-        if regions is None:
-            self.board_tiles = {}
         for n, i in enumerate(idx):
             q = sq[i]
-            r = _tile_reading(probs[n], None if colours is None else colours[n], model, QUARTER_PRIOR)
+            r = _tile_reading(probs[n], None if colours is None else colours[n], model, QUARTER_PRIOR,
+                              present=bool(changed[n]))
             if r is None:
                 self.board_tiles.pop(q.id, None)
                 continue
@@ -1728,6 +1802,41 @@ class Start11Reader:
         self.loose = kept + loose
         on_board = [c for c in self.board_tiles.values() if in_regions(np.mean(c.corners, axis=0), regions)[0]]
         return on_board + loose
+
+    def _square_crops(self, pyr: Pyramid, view: BoardView, idx: np.ndarray, out_px: int) -> list[np.ndarray]:
+        centres = _layout_points(self.layout)
+        return [sample_crop(pyr, crop_transform(view, centres[i], TILE_CROP_MM, out_px), out_px) for i in idx]
+
+    def learn_empty(self, image: np.ndarray, pyr: Pyramid | None = None) -> int:
+        """Keep the look of every square in view of the empty board (as it lies at the start of
+        every 11! game); later reads call a square empty while it still looks so. Returns the
+        number of squares kept."""
+        pyr = pyr or Pyramid(image)
+        view = self.tracker.view_for(image, pyr)
+        centres = view.to_image(_layout_points(self.layout))
+        w, h = view.image_size
+        idx = np.flatnonzero((centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (centres[:, 1] < h))
+        crops = self._square_crops(pyr, view, idx, self.model.crop)
+        self.empty = {self.layout.squares[i].id: c for i, c in zip(idx, crops, strict=True)}
+        return len(self.empty)
+
+    @property
+    def empty_white(self) -> np.ndarray:
+        return board_white(np.stack(list(self.empty.values())))
+
+    def save_empty(self, path: str | Path) -> None:
+        """Store the empty board's squares (npz, one array per square id)."""
+        if not self.empty:
+            raise ValueError("no empty board learnt yet")
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, **self.empty)
+
+    def load_empty(self, path: str | Path) -> None:
+        try:
+            with np.load(path) as z:
+                self.empty = {k: z[k] for k in z.files}
+        except (OSError, ValueError) as exc:
+            raise CalibrationError(f"{path}: not an empty-board file ({exc})") from None
 
     def _loose(self, pyr: Pyramid, view: BoardView, regions=None) -> list[CardReading]:
         """Tiles lying beside the board, at any angle."""
@@ -1781,7 +1890,8 @@ def reader_of(ctx, state: weakref.WeakKeyDictionary, create: Any) -> Any:
 
 
 def _start11_reader(ctx) -> dict:
-    reader = reader_of(ctx, _STATE, Start11Reader.create)
+    empty = (getattr(ctx.recognizer, "options", None) or {}).get("empty_board")
+    reader = reader_of(ctx, _STATE, lambda board: Start11Reader.create(board, empty))
     cards = reader.read(ctx.image, ctx.pyramid, ctx.regions, ctx.timings)
     return {"cards": cards, "replace_cards": True}
 

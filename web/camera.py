@@ -1,4 +1,5 @@
-"""The camera page's endpoints: live preview (MJPEG), snapshot, calibration, "teach this deck".
+"""The camera page's endpoints: live preview (MJPEG), snapshot, calibration, the empty 11! board,
+"teach this deck".
 
 The camera object is optional (`create_app(camera=None)`: the page says there is none).
 Its interface is the small `Camera` protocol below; the service provides the real one,
@@ -41,6 +42,11 @@ class Camera(Protocol):
         """The play area's four corners, tapped in snapshot pixels; raises ValueError if unusable."""
         ...
 
+    def learn_empty_board(self) -> Mapping[str, Any]:
+        """11!: the board in view is empty; keep its look. Returns `{"message": {"fr", "en"}}`;
+        raises ValueError when it cannot (no 11! game, board not in view)."""
+        ...
+
     def teach(self, game: str) -> Mapping[str, Any]:
         """Read the cards laid out for `game` once and learn how this deck looks.
 
@@ -80,6 +86,7 @@ class FakeCamera:
         self.frames = frames  # None: stream until the viewer leaves
         self.corners: list[tuple[float, float]] | None = None
         self.taught: list[str] = []
+        self.empty_boards = 0
         self.streams_open = 0
 
     def mjpeg_frames(self) -> Iterator[bytes]:
@@ -101,6 +108,11 @@ class FakeCamera:
             raise ValueError("a corner lies outside the picture")
         self.corners = list(points)
         return {"corners": [list(p) for p in points]}
+
+    def learn_empty_board(self) -> Mapping[str, Any]:
+        self.empty_boards += 1
+        return {"squares": 88, "message": {"fr": "Plateau vide appris (caméra de test).",
+                                           "en": "Empty board learnt (test camera)."}}
 
     def teach(self, game: str) -> Mapping[str, Any]:
         self.taught.append(game)
@@ -219,6 +231,18 @@ def calibrate() -> Response:
     except ValueError as exc:
         return error(422, "error.calibration", "calibration", detail=str(exc))
     return jsonify(ok=True, result=dict(result or {}))
+
+
+@bp.post("/api/camera/empty-board")
+def empty_board() -> Response:
+    refused = check_write(host_only=True) or _host_only()
+    if refused is not None:
+        return refused
+    try:
+        result = dict(_camera().learn_empty_board())
+    except ValueError as exc:
+        return error(422, "error.empty_board", "empty-board", detail=str(exc))
+    return jsonify(ok=True, result=result)
 
 
 @bp.post("/api/camera/teach")

@@ -195,3 +195,33 @@ def test_a_missing_board_is_said_once_and_its_tapped_corners_calibrate_it(tmp_pa
     assert np.mean([got.get(s) == v for s, v in want.items()]) >= 0.8
     with pytest.raises(ValueError, match="corner"):
         service.calibrate_corners([(0, 0), (5, 0), (9999, 9999), (0, 5)])
+
+
+def test_the_empty_11_board_is_learnt_kept_and_used(tmp_path: Path) -> None:
+    """The host has the empty board learnt (camera page): it is stored beside the board's
+    calibration, and the recogniser made afterwards no longer takes printed squares for tiles."""
+    import numpy as np
+
+    from vision.render import random_scene, render
+
+    referee = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
+    service = CameraService(referee, "sim", fps=15.0, data_dir=tmp_path, stabilizer=StabilizerConfig(still_frames=2))
+    referee.handle({"type": "new_match", "game": "elfer-raus", "players": ["A", "B"]}, Actor("host"))
+    service._frame = np.zeros((48, 64, 3), np.uint8)
+    with pytest.raises(ValueError, match="11!"):
+        service.learn_empty_board()
+    referee.handle({"type": "new_match", "game": "start11", "players": ["A", "B"]}, Actor("host"))
+    # A printing whose empty squares the tile net takes for tiles (see test_board_read.py).
+    scene = random_scene("start11", np.random.default_rng([3, 1]), "holdout", hand=False)
+    image, truth = render(scene)
+    bare = scene.copy()
+    bare.items = [it for it in bare.items if it.obj != "tile"]
+    service._frame, _ = render(bare)
+    result = service.learn_empty_board()
+    assert result["squares"] > 0 and result["message"]["fr"].startswith("Plateau vide appris")
+    assert (tmp_path / "board-start11-empty.npz").is_file()
+    recognizer = service._recognizer("start11")
+    assert recognizer.options["empty_board"] == str(tmp_path / "board-start11-empty.npz")
+    got = {c["square"] for c in recognizer.read(image).to_json()["cards"] if c.get("square")}
+    want = {c["square"].replace("-", ":") for c in truth["cards"] if c.get("square")}
+    assert want <= got and len(got - want) <= 1, sorted(got - want)

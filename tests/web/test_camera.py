@@ -1,4 +1,5 @@
-"""The camera page: optional camera, host only, MJPEG preview while open, calibration, teaching."""
+"""The camera page: optional camera, host only, MJPEG preview while open, calibration, the empty
+11! board, teaching."""
 
 from __future__ import annotations
 
@@ -99,6 +100,27 @@ def test_teach_this_deck(app: Flask, host: Phone) -> None:
                             headers={"X-CSRF-Token": host.csrf})
     assert resp.status_code == 200 and resp.json["result"]["message"]["en"]
     assert app.extensions["companion"].camera.confirmed == [label]
+
+
+def test_the_host_has_the_empty_board_learnt(app: Flask, host: Phone, junior: Referee) -> None:
+    camera: FakeCamera = app.extensions["companion"].camera
+    html = host.client.get("/camera").get_data(as_text=True)
+    assert 'id="empty-board"' in html
+    resp = host.client.post("/api/camera/empty-board", json={}, headers={"X-CSRF-Token": host.csrf})
+    assert resp.status_code == 200 and resp.json["result"]["message"]["fr"] and camera.empty_boards == 1
+    ana = Phone(app).join("player:0")
+    resp = ana.client.post("/api/camera/empty-board", json={}, headers={"X-CSRF-Token": ana.csrf})
+    assert resp.status_code == 403 and camera.empty_boards == 1
+    assert host.client.post("/api/camera/empty-board", json={}).status_code == 403  # no CSRF token
+
+
+def test_an_empty_board_the_camera_cannot_learn_is_422(app: Flask, host: Phone, monkeypatch) -> None:
+    def refuse() -> None:
+        raise ValueError("only the 11! board is learnt empty; start an 11! game first")
+
+    monkeypatch.setattr(app.extensions["companion"].camera, "learn_empty_board", refuse)
+    resp = host.client.post("/api/camera/empty-board", json={}, headers={"X-CSRF-Token": host.csrf})
+    assert resp.status_code == 422 and "11!" in resp.json["detail"] and resp.json["error"]
 
 
 @pytest.mark.parametrize("cards", [[], "7", [{"kind": "number", "value": 0}], [{"kind": "dragon"}],

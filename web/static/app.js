@@ -743,6 +743,10 @@
       const out = await post("/api/camera/calibrate", { points });
       fill("calib-msg", out ? tt("calibrated") : tt("calibration_failed"));
     });
+    document.getElementById("empty-board").addEventListener("click", async () => {
+      const out = await post("/api/camera/empty-board", {});
+      if (out) fill("empty-msg", loc(out.result.message) || tt("empty_learnt"));
+    });
     document.getElementById("teach").addEventListener("submit", async (e) => {
       e.preventDefault();
       const game = e.target.elements.game.value;
