@@ -1630,6 +1630,7 @@ def in_regions(px: np.ndarray, regions) -> np.ndarray:
 # 11!: the tiles
 
 QUARTER_PRIOR = np.array([0.94, 0.02, 0.02, 0.02])  # tiles on the board are laid the board's way up
+SQUARE_PRIOR = 0.8  # probability that a tile on a square is the one the rules allow there
 LOOSE_TILE_MM = 21.0
 MIN_TILE = 0.5  # probability that a tile is there, above which it is reported
 EMPTY_LIKENESS = 0.85  # likeness to its empty look above which a square holds no tile (train renders)
@@ -1690,17 +1691,41 @@ def square_name(sid: str) -> str:
     return f"{row}:{pos}"
 
 
+def _expected(square: Any, colours: tuple[str, ...] | list[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Prior over the tile faces (and suit colours) on a square: the rules allow one tile there
+    (a coloured number on its own row's square, a grey joker on a joker square, a symbol on its
+    symbol square); another is an illegal move, rare, reported only when the net is sure of it."""
+    face = str(square.number) if square.kind in ("number", "joker") else str(square.symbol)
+    faces = np.full(len(TILE_FACES), (1.0 - SQUARE_PRIOR) / (len(TILE_FACES) - 1))
+    if face in TILE_FACES:
+        faces[TILE_FACES.index(face)] = SQUARE_PRIOR
+    else:
+        faces[:] = 1.0
+    col = None
+    if square.kind == "number" and square.row in colours:
+        col = np.full(len(colours), (1.0 - SQUARE_PRIOR) / max(len(colours) - 1, 1))
+        col[list(colours).index(square.row)] = SQUARE_PRIOR
+    return faces, col
+
+
 def _tile_reading(p: np.ndarray, colour: np.ndarray | None, model: CropModel, quarter_prior: np.ndarray,
-                  present: bool = False) -> tuple[str, Any, str | None, float, int] | None:
+                  present: bool = False, prior: tuple[np.ndarray, np.ndarray | None] | None = None
+                  ) -> tuple[str, Any, str | None, float, int] | None:
     """(kind, value, colour, confidence, quarter) from one crop's probabilities, or None (no tile).
     `present`: the square is known to hold something (it no longer looks as on the empty board),
-    so a faint tile the net calls empty is read all the same."""
+    so a faint tile the net calls empty is read all the same. `prior`: over faces and colours
+    (`_expected`), for a tile on a board square."""
     p_tile = 1.0 - float(p[0])
     if present:
         p_tile = max(p_tile, EMPTY_CHANGED_P)
     if p_tile < MIN_TILE:
         return None
     joint = p[1:].reshape(len(TILE_FACES), 4) * quarter_prior[None, :]
+    if prior is not None:
+        joint = joint * prior[0][:, None]
+        if colour is not None and prior[1] is not None and len(prior[1]) == len(colour):
+            colour = colour * prior[1]
+            colour = colour / max(float(colour.sum()), 1e-12)
     face_p = joint.sum(axis=1)
     k = int(face_p.argmax())
     share = float(face_p[k] / max(face_p.sum(), 1e-12))
@@ -1784,7 +1809,7 @@ class Start11Reader:
         for n, i in enumerate(idx):
             q = sq[i]
             r = _tile_reading(probs[n], None if colours is None else colours[n], model, QUARTER_PRIOR,
-                              present=bool(changed[n]))
+                              present=bool(changed[n]), prior=_expected(q, model.colours or ()))
             if r is None:
                 self.board_tiles.pop(q.id, None)
                 continue

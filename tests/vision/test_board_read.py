@@ -162,3 +162,33 @@ def test_tapped_corners_are_a_starting_view_for_the_reader(tmp_path) -> None:
 OCCUPANCY_MIN = 0.97
 TILES_EXACT_MIN = 0.85
 TOKENS_EXACT_MIN = 0.85
+
+
+def _net_output(faces: dict[str, float], none: float = 0.0) -> np.ndarray:
+    """Tile net probabilities: `faces` (face -> probability, upright), the rest on "no tile"."""
+    p = np.zeros(1 + 4 * len(board_mod.TILE_FACES))
+    p[0] = none
+    for face, q in faces.items():
+        p[1 + 4 * board_mod.TILE_FACES.index(face)] = q
+    return p / p.sum()
+
+
+def test_the_square_decides_between_look_alike_faces_but_not_against_a_sure_net() -> None:
+    """A coloured tile goes on its own row's square of its number: on square blue-11 a tile the
+    net finds as like a 1 as an 11 is the 11; a tile the net is sure is a 5 on square blue-6 is
+    still a 5 (an illegal move, for the referee to refuse), and a grey joker on a joker square."""
+    layout = load_layout("start11")
+    model = board_mod.crop_model(board_mod.TILE_MODEL)
+    colours = model.colours
+    blue = np.array([float(c == "blue") for c in colours]) * 0.9 + 0.1 / len(colours)
+
+    def read(square: str, p: np.ndarray, colour: np.ndarray | None = blue):
+        prior = board_mod._expected(layout.square(square), colours)
+        return board_mod._tile_reading(p, colour, model, board_mod.QUARTER_PRIOR, prior=prior)
+
+    assert read("blue-11", _net_output({"1": 0.55, "11": 0.45}))[:3] == ("number", 11, "blue")
+    assert board_mod._tile_reading(_net_output({"1": 0.55, "11": 0.45}), blue, model,
+                                   board_mod.QUARTER_PRIOR)[:2] == ("number", 1)  # without the square
+    assert read("blue-6", _net_output({"5": 0.998, "6": 0.002}))[:2] == ("number", 5)
+    assert read("red-7", _net_output({"7": 0.7, "1": 0.3}), None)[:3] == ("joker", 7, "gray")
+    assert read("blue-6", _net_output({"6": 0.3}, none=0.7)) is None  # no tile is no tile
