@@ -317,3 +317,15 @@ def test_every_board_is_drawn_with_named_colours(browser: Any, site: Site, game:
     host.locator("#status h1").wait_for()
     shot(host, f"player-{game}-host-phone")
     assert site.errors == []
+
+
+@pytest.mark.xdist_group("browser-boards")
+def test_the_empty_11_board_is_learnt_from_the_camera_page(browser: Any, site: Site) -> None:
+    host = site.page(browser, "fr-FR", **PHONE)
+    host.goto(f"{site.url}/join/{site.token('host')}")
+    host.goto(site.url + "/camera")
+    host.get_by_role("button", name="Le plateau est vide : l'apprendre").click()
+    host.locator("#empty-msg").filter(has_text="Plateau vide appris").wait_for()
+    assert site.app.extensions["companion"].camera.empty_boards == 1
+    shot(host, "15-camera-empty-board-phone")
+    assert site.errors == []
