@@ -255,6 +255,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
         cw, ch = (float(np.median([w_ for w_, _h in whole])), float(np.median([h_ for _w, h_ in whole])))
 
     dets = []
+    frames: list[tuple] = []  # (frame, own pixels) of each detection, output grid
     s = out.scale
     x0, y0 = out.offset
     for sel, n, (rx, ry), (rw, rh), long_edge in inst:
@@ -298,7 +299,28 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
                               inside=inside, grid=grid))
-    return dets
+        frames.append((frame, xs[sel].astype(np.float64), ys[sel].astype(np.float64)))
+    return _without_fragments(dets, frames)
+
+
+FRAGMENT_SHARE = 0.7  # an instance this much inside cards three times its size is pieces of them
+
+
+def _without_fragments(dets: list[Detection], frames: list[tuple]) -> list[Detection]:
+    """Drop small instances lying inside larger cards' outlines: votes split between two peaks
+    (the pixels along the seam of two touching cards, say) leave a fragment that is no card."""
+    order = sorted(range(len(dets)), key=lambda i: -dets[i].pixels)
+    kept: list[int] = []
+    for i in order:
+        _f, x, y = frames[i]
+        covered = np.zeros(len(x), bool)
+        for j in kept:
+            if dets[j].pixels >= 3 * dets[i].pixels:
+                uu, vv = _card_uv(x, y, frames[j][0])
+                covered |= (uu >= 0) & (uu <= 1) & (vv >= 0) & (vv <= 1)
+        if covered.mean() < FRAGMENT_SHARE:
+            kept.append(i)
+    return [dets[i] for i in sorted(kept)]
 
 
 def _card_uv(x: np.ndarray, y: np.ndarray, frame) -> tuple[np.ndarray, np.ndarray]:

@@ -39,9 +39,10 @@ def die_class(value) -> int:
 
 
 def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray | None = None,
-              model_name: str = DIE_MODEL) -> list[DieReading]:
-    """Every die in view (in `regions` only, when given). `exclude`: board-mm points (squares
-    holding a token) whose neighbourhood is not searched."""
+              model_name: str = DIE_MODEL, most: int | None = None) -> list[DieReading]:
+    """Every die in view (in `regions` only, when given), at most `most` of them (the surest:
+    a game with one die has one). `exclude`: board-mm points (squares holding a token) whose
+    neighbourhood is not searched."""
     model = crop_model(model_name)
     props = table_proposals(pyr, view, DIE_MM, exclude=exclude, limit=4 * DIE_LIMIT)
     if regions is not None and len(props):
@@ -57,7 +58,7 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
         return []
     conf = np.array([p_die[i] * probs[i, 1:].max() / max(probs[i, 1:].sum(), 1e-12) for i in hit])
     out = []
-    for k in suppress(props[hit], conf, 0.8 * DIE_MM):
+    for k in suppress(props[hit], conf, 0.8 * DIE_MM)[:most]:
         i = hit[k]
         label = model.classes[int(probs[i, 1:].argmax()) + 1]
         value: int | str = "star" if label == "star" else int(label)

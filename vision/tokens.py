@@ -46,6 +46,7 @@ TOKEN_MODEL = "token_numbers"
 TOKEN_MM = 24.0  # typical token diameter, for finding tokens beside the board
 MIN_TOKEN = 0.5
 OFF_LIMIT = 60  # token proposals read beside the board per picture
+DICE = 1  # Numeri is played with one die (RULES.md): the surest die-like thing is it
 
 
 def token_class(value: int) -> int:
@@ -181,7 +182,7 @@ class NumeriReader:
         t = time.perf_counter()
         taken = [self.layout.square(s) for s in self.on_board]
         exclude = np.array([[q.x, q.y] for q in taken]).reshape(-1, 2)
-        dice = read_dice(pyr, view, regions, exclude=exclude)
+        dice = read_dice(pyr, view, regions, exclude=exclude, most=DICE)
         timings["dice_ms"] = (time.perf_counter() - t) * 1000
         if regions is None:
             self.off_board, self.dice = off, dice
@@ -190,7 +191,8 @@ class NumeriReader:
                 return [x for x in items if not in_regions(centre(x), regions)[0]]
 
             self.off_board = outside(self.off_board, lambda x: x.center) + off
-            self.dice = outside(self.dice, lambda d: np.mean(d.corners, axis=0)) + dice
+            kept = outside(self.dice, lambda d: np.mean(d.corners, axis=0)) + dice
+            self.dice = sorted(kept, key=lambda d: -d.confidence)[:DICE]
         # A die found where a token was read beside the board: keep the more confident reading.
         tokens = self.off_board
         for d in self.dice:

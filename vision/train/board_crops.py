@@ -127,6 +127,24 @@ def _negatives(pyr, view, layout, truth, rng, out, size_mm, px, n) -> None:
             out.append((_crop(pyr, view, b, size_mm, px, float(rng.uniform(0, 360)), rng), 0, "none"))
 
 
+def _proposal_negatives(pyr, view, truth, rng, out, n) -> None:
+    """"No die" crops where the die reader will look: its blob proposals (the table's knots,
+    dots and checks, tokens' and props' edges) away from any die: the hard negatives."""
+    from vision.board import table_proposals
+    from vision.dice import DIE_MM
+
+    dice = [view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
+            for d in truth["dice"] + [h for h in truth.get("hidden", []) if h.get("object") == "die"]]
+    props = table_proposals(pyr, view, DIE_MM, limit=240)
+    if dice and len(props):
+        far = np.linalg.norm(props[:, None] - np.array(dice)[None], axis=2).min(axis=1) > 0.6 * DIE_CROP_MM
+        props = props[far]
+    if not len(props):
+        return
+    for i in rng.choice(len(props), size=min(n, len(props)), replace=False):
+        out.append((_crop(pyr, view, props[i], DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+
+
 def numeri_crops(img, truth, rng, tokens, dice) -> None:
     layout = load_layout("numeri")
     view = true_view(truth, layout)
@@ -176,6 +194,7 @@ def numeri_crops(img, truth, rng, tokens, dice) -> None:
         dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
     _negatives(pyr, view, layout, truth, rng, tokens, TOKEN_CROP_MM, TOKEN_CROP, 8)
     _negatives(pyr, view, layout, truth, rng, dice, DIE_CROP_MM, DIE_CROP, 8)
+    _proposal_negatives(pyr, view, truth, rng, dice, 12)
     for i in range(n0, len(tokens)):  # the picture's white goes with each token crop
         tokens[i] = (*tokens[i], white)
 
@@ -199,6 +218,7 @@ def main(argv=None) -> None:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--game", choices=["start11", "numeri"], default=None, help="only this game's scenes")
+    ap.add_argument("--kinds", default="tiles,tokens,dice", help="which crop files to write")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -222,9 +242,10 @@ def main(argv=None) -> None:
         dice += [(*r, k) for r in d0]
         if (k + 1) % 50 == 0:
             print(k + 1, len(tiles), len(tokens), len(dice), flush=True)
-    _save(out / "tiles.npz", tiles)
-    _save(out / "tokens.npz", tokens)
-    _save(out / "dice.npz", dice)
+    kinds = set(a.kinds.split(","))
+    for name, rows in (("tiles", tiles), ("tokens", tokens), ("dice", dice)):
+        if name in kinds:
+            _save(out / f"{name}.npz", rows)
 
 
 if __name__ == "__main__":
