@@ -1559,7 +1559,7 @@ def crop_model(name: str) -> CropModel:
 
 
 def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: np.ndarray | None = None,
-                    limit: int = 120, edges: float = 0.0) -> np.ndarray:
+                    limit: int = 120) -> np.ndarray:
     """Centres (board mm) of compact things about `diameter_mm` across lying anywhere in view.
 
     A blob detector (difference of Gaussians on lightness and both colour axes, so a red token
@@ -1583,14 +1583,6 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
         return r
 
     resp = response(s)
-    if edges:
-        # Where edges crowd (a die's outline, pips and shadow), however little its colour stands
-        # out from the table: the same blob filter on the lightness gradient's strength, each
-        # response in units of its own median so that neither swamps the other.
-        light = cv2.GaussianBlur(lab[:, :, 0], (0, 0), 0.7)
-        grad = cv2.magnitude(cv2.Sobel(light, cv2.CV_32F, 1, 0), cv2.Sobel(light, cv2.CV_32F, 0, 1))
-        dens = np.abs(cv2.GaussianBlur(grad, (0, 0), s) - cv2.GaussianBlur(grad, (0, 0), 1.6 * s))
-        resp = resp / (float(np.median(resp)) + 1e-3) + edges * dens / (float(np.median(dens)) + 1e-3)
     peaks = (resp == cv2.dilate(resp, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * s) | 1,) * 2)))
     floor = 3.0 * float(np.median(resp)) + 2.0
     ys, xs = np.nonzero(peaks & (resp > floor))

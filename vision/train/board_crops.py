@@ -35,6 +35,8 @@ from vision.dice import DIE_CROP, DIE_CROP_MM, die_class
 from vision.layouts import load_layout
 from vision.tokens import TOKEN_CROP, TOKEN_CROP_MM, board_white, token_class
 
+DIE_VIEWS = 8  # crops of each die (turned, shifted, lit differently): one die per scene, many negatives
+
 
 def true_view(truth: dict, layout) -> BoardView:
     sq = truth["layout"]["squares"]
@@ -181,7 +183,7 @@ def numeri_crops(img, truth, rng, tokens, dice) -> None:
                        "none"))
     for d in truth["dice"]:
         b = view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
-        for _ in range(3):
+        for _ in range(DIE_VIEWS):
             dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng, 1.2),
                          die_class(d["value"]), "none"))
         off = rng.normal(0, 1, 2)
