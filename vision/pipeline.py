@@ -37,6 +37,9 @@ GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "n
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 
 
+UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
+
+
 def deck_of(game: str | None) -> tuple[set[str], bool]:
     """Card classes a game's deck holds, and whether its cards carry a suit colour."""
     nums = {str(n) for n in range(1, 101)}
@@ -148,6 +151,12 @@ class ReadContext:
 # The recogniser
 
 
+def _centred_in(card: CardReading, regions) -> bool:
+    cx = sum(p[0] for p in card.corners) / 4
+    cy = sum(p[1] for p in card.corners) / 4
+    return any(x0 <= cx < x1 and y0 <= cy < y1 for x0, y0, x1, y1 in regions)
+
+
 def _slots(owners: list[int]) -> list[tuple[int, int]]:
     """(owner, n-th crop of that owner) for each crop in order."""
     seen: dict[int, int] = {}
@@ -226,7 +235,11 @@ class Recognizer:
         t = time.perf_counter()
         dets = ctx.detections if self.game not in _NO_CARDS else []
         ctx.timings["detect_ms"] = (time.perf_counter() - t) * 1000
-        cards = self.read_cards(ctx, dets) if self.game not in _NO_CARDS else []
+        kept: list[CardReading] = []
+        if regs is not None and self._last is not None:
+            kept = [c for c in self._last.cards if not _centred_in(c, regs)]
+        taken = [(c.kind, c.value, c.color) for c in kept]
+        cards = self.read_cards(ctx, dets, taken) if self.game not in _NO_CARDS else []
         tokens: list[TokenReading] = []
         dice: list[DieReading] = []
         for fn in readers_for(self.game or ""):
@@ -239,12 +252,7 @@ class Recognizer:
             dice += list(extra.get("dice", []))
             ctx.timings[f"{getattr(fn, '__name__', 'reader')}_ms"] = (time.perf_counter() - t) * 1000
         if regs is not None and self._last is not None:
-            def outside(c):
-                cx = sum(p[0] for p in c.corners) / 4
-                cy = sum(p[1] for p in c.corners) / 4
-                return not any(x0 <= cx < x1 and y0 <= cy < y1 for x0, y0, x1, y1 in regs)
-
-            cards = [c for c in self._last.cards if outside(c)] + cards
+            cards = kept + cards
             if not tokens and not dice:
                 tokens, dice = list(self._last.tokens), list(self._last.dice)
         ms = (time.perf_counter() - t0) * 1000
@@ -254,7 +262,10 @@ class Recognizer:
         self._last = obs
         return obs
 
-    def read_cards(self, ctx: ReadContext, dets: list[Detection]) -> list[CardReading]:
+    def read_cards(self, ctx: ReadContext, dets: list[Detection],
+                   taken: Iterable[tuple] = ()) -> list[CardReading]:
+        """Readings of the detected cards; `taken`: (kind, value, colour) of cards read before
+        and kept (outside the regions re-read), which no other card of a one-copy deck can be."""
         cfg = self.config
         t = time.perf_counter()
         cards = [_Card(d) for d in dets if d.inside]
@@ -289,6 +300,8 @@ class Recognizer:
             self._combine(c, per.get(k, []))
         self._orient(cards)
         self._colours(ctx, cards)
+        if self.game in UNIQUE_DECKS:
+            self._once_each(cards, taken)
         out = [r for r in (self._reading(ctx, c) for c in cards) if r is not None]
         ctx.timings["decide_ms"] = (time.perf_counter() - t) * 1000
         return out
@@ -383,6 +396,30 @@ class Recognizer:
             w = np.array([1.0 / (1.0 + math.exp(-prior)), 1.0 / (1.0 + math.exp(prior))])
             j = c.joint * w[None, :]
             c.joint = j / j.sum()
+
+    def _once_each(self, cards: list[_Card], taken: Iterable[tuple]) -> None:
+        """Every number card of these decks exists once: when two cards read as the same one,
+        the surer keeps it and the other takes its next most likely number (a 1 read beside
+        the real 11 of its colour is the 1 it looked like second)."""
+        used = {(v, col) for kind, v, col in taken if kind == "number"}
+        live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob]
+        live.sort(key=lambda c: -float(c.joint.sum(axis=1).max()) * c.card_prob)
+        for c in live:
+            colour = c.colour if self.coloured else None
+            for _ in range(len(CARD_CLASSES)):
+                q = c.joint.sum(axis=1)
+                label = CARD_CLASSES[int(q.argmax())]
+                if not label.isdigit() or (int(label), colour) not in used:
+                    break
+                j = c.joint.copy()
+                j[int(q.argmax())] = 0.0
+                if j.sum() <= 0:
+                    break
+                c.joint = j / j.sum()
+            q = c.joint.sum(axis=1)
+            label = CARD_CLASSES[int(q.argmax())]
+            if label.isdigit():
+                used.add((int(label), colour))
 
     def _reading(self, ctx: ReadContext, c: _Card) -> CardReading | None:
         if c.joint is None or c.card_prob < self.config.min_card_prob:

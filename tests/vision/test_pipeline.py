@@ -122,3 +122,35 @@ def test_bad_input_is_refused_clearly():
         RecognizerConfig(indices="sometimes")
     obs = rec.read(np.full((240, 320, 3), 128, np.uint8))
     assert isinstance(obs, Observation) and obs.cards == ()
+
+
+def _card_reading_as(probs: dict[str, float], colour: str, det):
+    from vision.classify import CARD_CLASSES
+    from vision.pipeline import _Card
+
+    c = _Card(det)
+    joint = np.zeros((len(CARD_CLASSES), 2))
+    for label, p in probs.items():
+        joint[CARD_CLASSES.index(label), 0] = p
+    c.joint = joint / joint.sum()
+    c.card_prob, c.colour, c.colour_conf = 0.99, colour, 1.0
+    return c
+
+
+def test_a_one_copy_deck_has_each_card_once():
+    """Elfer raus! has one green 11: of two cards both read as it, the surer keeps it and the
+    other is what it looked like next (the green 1); a kept card from an earlier read counts."""
+    from vision.detect import Detection
+
+    det = Detection(quad=np.array([[0, 0], [10, 0], [10, 15], [0, 15]], float), centre=(5, 7.5), angle=90.0,
+                    size=(10, 15), face=1.0, pixels=100, visible={"centre": 1.0})
+    rec = Recognizer("elfer-raus")
+    sure = _card_reading_as({"11": 0.9, "1": 0.1}, "green", det)
+    unsure = _card_reading_as({"11": 0.6, "1": 0.4}, "green", det)
+    other = _card_reading_as({"11": 0.6, "1": 0.4}, "red", det)  # another colour's 11: no clash
+    rec._once_each([unsure, sure, other], taken=())
+    read = [rec._reading(None, c) for c in (sure, unsure, other)]
+    assert [(r.value, r.color) for r in read] == [(11, "green"), (1, "green"), (11, "red")]
+    kept = _card_reading_as({"7": 0.55, "1": 0.45}, "blue", det)
+    rec._once_each([kept], taken=[("number", 7, "blue")])
+    assert rec._reading(None, kept).value == 1
