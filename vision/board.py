@@ -1642,7 +1642,7 @@ EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading
 EMPTY_GRID = 12  # crops compared at this size (blurs away a pixel or two of misregistration)
 
 
-def board_white(crops: np.ndarray) -> np.ndarray:
+def rim_white(crops: np.ndarray) -> np.ndarray:
     """The board's light (BGR): median colour of the squares' outer rims (board between squares)."""
     x = np.asarray(crops, np.float32)
     s = x.shape[1]
@@ -1755,6 +1755,7 @@ class Start11Reader:
     board_tiles: dict = field(default_factory=dict)  # square id -> CardReading (last full or partial read)
     loose: list = field(default_factory=list)
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
+    _empty_white: np.ndarray | None = None
 
     @classmethod
     def create(cls, calibration: str | Path | None = None, empty: str | Path | None = None) -> Start11Reader:
@@ -1795,7 +1796,7 @@ class Start11Reader:
                 ref = np.stack([self.empty[sq[i].id] for i in idx[same]])
                 has = np.flatnonzero(same)
                 pattern, tint = empty_likeness(np.stack([crops[n] for n in has]), ref,
-                                               board_white(np.stack(crops)), self.empty_white)
+                                               rim_white(np.stack(crops)), self.empty_white)
                 changed[has] = pattern < EMPTY_CHANGED
                 same[has] = (pattern >= EMPTY_LIKENESS) & (tint <= EMPTY_TINT)
             for i in idx[same]:
@@ -1843,11 +1844,15 @@ class Start11Reader:
         idx = np.flatnonzero((centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (centres[:, 1] < h))
         crops = self._square_crops(pyr, view, idx, self.model.crop)
         self.empty = {self.layout.squares[i].id: c for i, c in zip(idx, crops, strict=True)}
+        self._empty_white = None
         return len(self.empty)
 
     @property
     def empty_white(self) -> np.ndarray:
-        return board_white(np.stack(list(self.empty.values())))
+        """The empty board's light (see `rim_white`), computed once per empty board."""
+        if self._empty_white is None:
+            self._empty_white = rim_white(np.stack(list(self.empty.values())))
+        return self._empty_white
 
     def save_empty(self, path: str | Path) -> None:
         """Store the empty board's squares (npz, one array per square id)."""
@@ -1860,6 +1865,7 @@ class Start11Reader:
         try:
             with np.load(path) as z:
                 self.empty = {k: z[k] for k in z.files}
+            self._empty_white = None
         except (OSError, ValueError) as exc:
             raise CalibrationError(f"{path}: not an empty-board file ({exc})") from None
 
