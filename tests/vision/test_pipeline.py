@@ -85,7 +85,9 @@ def test_a_changed_region_updates_only_that_region(recognizers):
 
 
 def test_board_games_get_readers_through_the_registry(monkeypatch):
+    import vision.dice  # noqa: F401 - imported first: importing a plugin registers its reader,
     import vision.pipeline as pl
+    import vision.tokens  # noqa: F401 - which must not happen inside the emptied registry below
 
     monkeypatch.setattr(pl, "_READERS", {})
     seen = {}
