@@ -7,6 +7,7 @@ wraps it as a BGRA uint8 image for classifier crops.
 
 from __future__ import annotations
 
+import zlib
 from functools import lru_cache
 
 import numpy as np
@@ -119,7 +120,9 @@ def _face_cached(key: tuple, design: Design, w: int, h: int) -> tuple[np.ndarray
 
 
 def _rng(design: Design, *salt) -> np.random.Generator:
-    return np.random.default_rng([design.seed, *[abs(hash(s)) % (2**31) for s in map(str, salt)]])
+    # crc32, not hash(): str hashes are salted per process, which made the same seeded scene
+    # render differently from one run to the next.
+    return np.random.default_rng([design.seed, *[zlib.crc32(s.encode()) for s in map(str, salt)]])
 
 
 def _glyph(text: str, design: Design, height: float, max_w: float, stroke: float = 0.0, index: bool = False):
