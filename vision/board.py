@@ -1597,6 +1597,19 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
     return mm[:limit]
 
 
+def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, regions=None,
+              off_board: tuple[float, float, float] | None = None, exclude: np.ndarray | None = None) -> np.ndarray:
+    """Up to `limit` of `table_proposals` (board mm, strongest first) for a reader: only beside
+    the board when `off_board` = (width, height, margin in mm) is given, only in `regions` when given."""
+    props = table_proposals(pyr, view, diameter_mm, exclude=exclude, limit=4 * limit)
+    if off_board is not None:
+        W, H, m = off_board
+        props = props[~((props[:, 0] > -m) & (props[:, 0] < W + m) & (props[:, 1] > -m) & (props[:, 1] < H + m))]
+    if regions is not None and len(props):
+        props = props[in_regions(view.to_image(props), regions)]
+    return props[:limit]
+
+
 def dominant_angle(crop: np.ndarray) -> float:
     """Direction (degrees, mod 90) of the straight edges in a crop (a tile's or a die's outline)."""
     g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -1872,13 +1885,8 @@ class Start11Reader:
     def _loose(self, pyr: Pyramid, view: BoardView, regions=None) -> list[CardReading]:
         """Tiles lying beside the board, at any angle."""
         model = self.model
-        W, H = self.layout.width_mm, self.layout.height_mm
-        props = table_proposals(pyr, view, LOOSE_TILE_MM, limit=4 * LOOSE_LIMIT)
-        off = ~((props[:, 0] > -4) & (props[:, 0] < W + 4) & (props[:, 1] > -4) & (props[:, 1] < H + 4))
-        props = props[off]
-        if regions is not None and len(props):
-            props = props[in_regions(view.to_image(props), regions)]
-        props = props[:LOOSE_LIMIT]
+        props = proposals(pyr, view, LOOSE_TILE_MM, LOOSE_LIMIT, regions,
+                          off_board=(self.layout.width_mm, self.layout.height_mm, 4.0))
         if not len(props):
             return []
         angles, crops = [], []

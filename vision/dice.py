@@ -16,11 +16,10 @@ from .board import (
     crop_model,
     crop_transform,
     dominant_angle,
-    in_regions,
+    proposals,
     sample_crop,
     square_quad,
     suppress,
-    table_proposals,
 )
 from .classify import Pyramid, preprocess
 from .types import DieReading, quad_of
@@ -44,10 +43,7 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     a game with one die has one). `exclude`: board-mm points (squares holding a token) whose
     neighbourhood is not searched."""
     model = crop_model(model_name)
-    props = table_proposals(pyr, view, DIE_MM, exclude=exclude, limit=4 * DIE_LIMIT)
-    if regions is not None and len(props):
-        props = props[in_regions(view.to_image(props), regions)]
-    props = props[:DIE_LIMIT]
+    props = proposals(pyr, view, DIE_MM, DIE_LIMIT, regions, exclude=exclude)
     if not len(props):
         return []
     crops = [sample_crop(pyr, crop_transform(view, c, DIE_CROP_MM, model.crop), model.crop) for c in props]

@@ -29,10 +29,10 @@ from .board import (
     crop_transform,
     in_regions,
     load_calibration_view,
+    proposals,
     reader_of,
     sample_crop,
     suppress,
-    table_proposals,
 )
 from .classify import Pyramid
 from .layouts import BoardLayout, load_layout
@@ -203,13 +203,8 @@ class NumeriReader:
 
     def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
         model = self.model
-        W, H = self.layout.width_mm, self.layout.height_mm
-        props = table_proposals(pyr, view, TOKEN_MM, limit=4 * OFF_LIMIT)
-        off = ~((props[:, 0] > -3) & (props[:, 0] < W + 3) & (props[:, 1] > -3) & (props[:, 1] < H + 3))
-        props = props[off]
-        if regions is not None and len(props):
-            props = props[in_regions(view.to_image(props), regions)]
-        props = props[:OFF_LIMIT]
+        props = proposals(pyr, view, TOKEN_MM, OFF_LIMIT, regions,
+                          off_board=(self.layout.width_mm, self.layout.height_mm, 3.0))
         if not len(props):
             return []
         crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]
