@@ -5,6 +5,7 @@ Usage: python benchmarks/vision_accuracy.py [--scenes 200] [--seed 3000] [--work
        [--games elfer-raus,elevens,11-nimmt,elfer-raus-junior] [--indices always|auto] [--json]
        python benchmarks/vision_accuracy.py --conditions --scenes 8   # per photographic condition
        python benchmarks/vision_accuracy.py --true-outlines            # reading alone, at the true outlines
+       python benchmarks/vision_accuracy.py --set index_visible=0.6    # a RecognizerConfig field changed
 
 Each scene is a random table of one card game (rows side by side, overlapping or stacked,
 11 nimmt! piles, and one scene in five a round-end spread of loose cards at any angle), with
@@ -62,7 +63,7 @@ def _true_detections(truth: dict, rng: np.random.Generator) -> list:
 
 
 def _job(args):
-    game, seed, k, pool, indices, condition, true_outlines = args
+    game, seed, k, pool, indices, condition, true_outlines, settings = args
     from vision.pipeline import Recognizer, RecognizerConfig
     from vision.render import render
     from vision.train.evaluate import FULL, condition_scene, score_scene
@@ -74,7 +75,7 @@ def _job(args):
     image, truth = render(scene)
     key = (game, indices)
     if key not in _REC:
-        _REC[key] = Recognizer(game, RecognizerConfig(indices=indices))
+        _REC[key] = Recognizer(game, RecognizerConfig(indices=indices, **settings))
     t0 = time.perf_counter()
     if true_outlines:
         from vision.classify import Pyramid
@@ -116,15 +117,32 @@ def main() -> None:
     ap.add_argument("--conditions", action="store_true",
                     help="instead of random tables: each photographic condition in turn (rotation, tilt, glare, dim,"
                          " warm, blur, overlap, light table, loose spread), --scenes per condition")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.6")
     a = ap.parse_args()
+    from dataclasses import fields
+
+    from vision.pipeline import RecognizerConfig
     from vision.train.evaluate import CONDITIONS, Score
+
+    known = {f.name for f in fields(RecognizerConfig)}
+    settings = {}
+    for item in a.set:
+        key, _, value = item.partition("=")
+        try:
+            settings[key] = float(value)
+        except ValueError:
+            ap.error(f"--set {item!r}: expected KEY=NUMBER")
+        if key not in known:
+            ap.error(f"--set {item!r}: no such setting (one of {', '.join(sorted(known))})")
 
     games = a.games.split(",")
     if a.conditions:
-        jobs = [(games[k % len(games)], a.seed, k, "holdout", a.indices, cond, a.true_outlines) for cond in CONDITIONS
-                for k in range(a.scenes)]
+        jobs = [(games[k % len(games)], a.seed, k, "holdout", a.indices, cond, a.true_outlines, settings)
+                for cond in CONDITIONS for k in range(a.scenes)]
     else:
-        jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines) for k in range(a.scenes)]
+        jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines, settings)
+                for k in range(a.scenes)]
     total = Score()
     by: dict[str, dict[str, Score]] = defaultdict(lambda: defaultdict(Score))
     times = []
@@ -138,7 +156,8 @@ def main() -> None:
             if not a.json and n % 20 == 0:
                 print(f"  {n}/{len(jobs)} scenes, {time.time() - t0:.0f} s", flush=True)
     summ = total.summary()
-    summ.update(pool=a.pool, seed=a.seed, indices=a.indices, read_ms_median_loaded_machine=float(np.median(times)))
+    summ.update(pool=a.pool, seed=a.seed, indices=a.indices, settings=settings,
+                read_ms_median_loaded_machine=float(np.median(times)))
     summ["by"] = {k: {name: {m: round(v, 4) for m, v in sc.summary().items() if m in
                              ("cards", "scenes", "exact", "recall", "precision", "scenes_exact")}
                       for name, sc in sorted(d.items())} for k, d in by.items()}

@@ -21,6 +21,7 @@ for a scale `s` (input = image × s, output = input / 2), pixel centres at integ
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,7 +82,7 @@ class NetOutput:
 
 
 class Detector:
-    def __init__(self, name: str = "cardnet", models_dir: Path | None = None, target_width: float = TARGET_WIDTH,
+    def __init__(self, name: str = "cardnet", models_dir: Path | None = None, target_width: float | None = None,
                  face_threshold: float = 0.5):
         path = (models_dir or MODELS_DIR) / f"{name}.onnx"
         if not path.is_file():
@@ -90,6 +91,8 @@ class Detector:
             self.net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as exc:
             raise ModelError(f"cannot load model {path}: {exc}") from None
+        if target_width is None:
+            target_width = _model_info(path.with_suffix(".json")).get("target_width", TARGET_WIDTH)
         self.target_width = float(target_width)
         self.face_threshold = float(face_threshold)
 
@@ -177,6 +180,18 @@ class Detector:
         if dets:
             card_width = float(np.median([d.size[0] for d in dets]))
         return dets, card_width
+
+
+def _model_info(path: Path) -> dict:
+    """The detector's sidecar (the card width it was trained to read best); none: the defaults."""
+    if not path.is_file():
+        return {}
+    try:
+        info = json.loads(path.read_text())
+        float(info.get("target_width", TARGET_WIDTH))
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ModelError(f"cannot read {path}: {exc}") from None
+    return info
 
 
 def _spans(n: int, core: int) -> list[tuple[int, int]]:

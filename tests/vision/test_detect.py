@@ -121,3 +121,19 @@ def test_large_input_runs_in_tiles_with_the_same_maps(detector, monkeypatch):
     assert max(h * w for h, w, _ in calls) <= 250_000
     assert tiled.shape == whole.shape
     np.testing.assert_allclose(tiled, whole, atol=1e-3)
+
+
+def test_the_card_size_the_detector_reads_best_comes_with_its_model(tmp_path):
+    import shutil
+
+    from vision.classify import MODELS_DIR, ModelError
+    from vision.detect import TARGET_WIDTH
+
+    shutil.copy(MODELS_DIR / "cardnet.onnx", tmp_path / "cardnet.onnx")
+    assert Detector(models_dir=tmp_path).target_width == TARGET_WIDTH  # no sidecar: the default
+    (tmp_path / "cardnet.json").write_text('{"target_width": 48}')
+    assert Detector(models_dir=tmp_path).target_width == 48.0
+    assert Detector(models_dir=tmp_path, target_width=40).target_width == 40.0
+    (tmp_path / "cardnet.json").write_text('{"target_width": "wide"}')
+    with pytest.raises(ModelError, match="cardnet.json"):
+        Detector(models_dir=tmp_path)

@@ -10,16 +10,19 @@ import pytest
 from vision.layouts import LayoutError, load_layout
 from vision.render import (
     GAMES,
+    TABLES,
     StylePool,
     default_heads,
     is_ambiguous,
     random_design,
     random_scene,
+    random_table,
     render,
     render_card,
     typefaces,
 )
 from vision.render import fonts as fonts_mod
+from vision.render.table import table_texture
 
 
 def test_train_and_holdout_pools_are_disjoint_and_not_empty():
@@ -176,3 +179,20 @@ def test_unreadable_layout_files(tmp_path):
         load_layout("numeri", tmp_path / "missing.toml")
     with pytest.raises(LayoutError, match="no board layout"):
         load_layout("elevens")
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_every_table_surface_renders_in_range(name):
+    spec = random_table(np.random.default_rng(5), TABLES[name][1], name=name)
+    img, gloss = table_texture(spec, 120, 160, 1.5)
+    assert img.shape == (120, 160, 3) and img.dtype == np.float32
+    assert np.isfinite(img).all() and img.min() >= 0.0 and img.max() <= 1.0
+    assert 0.0 <= gloss <= 1.0
+    again, _ = table_texture(spec, 120, 160, 1.5)
+    assert np.array_equal(img, again)  # a table looks the same in every frame
+
+
+def test_some_table_families_are_only_in_the_holdout_pool():
+    """Recognition is measured on kinds of surface never trained on (dots, marble, cork)."""
+    fam = {pool: {f for f, p in TABLES.values() if p == pool} for pool in ("train", "holdout")}
+    assert {"dots", "marble", "cork"} <= fam["holdout"] - fam["train"]

@@ -30,6 +30,13 @@ TABLES: dict[str, tuple[str, str]] = {
     "grey-slate": ("stone", "train"),
     "floral-oilcloth": ("floral", "train"),
     "dark-matte": ("laminate", "train"),
+    # Generic patterned surfaces (domain randomisation): the tables players really use are
+    # endless, so the train pool holds families whose shapes, colours and sizes vary widely.
+    "tartan": ("plaid", "train"),
+    "ceramic-tiles": ("tiles", "train"),
+    "terrazzo": ("terrazzo", "train"),
+    "confetti-print": ("confetti", "train"),
+    "camouflage": ("blobs", "train"),
     "cherry-wood": ("wood", "holdout"),
     "light-birch": ("wood", "holdout"),
     "burgundy-felt": ("felt", "holdout"),
@@ -102,6 +109,16 @@ def random_table(rng: np.random.Generator, pool: str = "train", name: str | None
         "marble": (draw.hsv(u(30, 50), u(0.0, 0.05), u(0.86, 0.94)), draw.hsv(u(0, 360), u(0.0, 0.08),
                                                                               u(0.45, 0.6)), u(80, 200),
                    u(0.4, 0.7)),
+        "tartan": (draw.hsv(u(0, 360), u(0.3, 0.8), u(0.25, 0.7)), draw.hsv(u(0, 360), u(0.2, 0.8), u(0.3, 0.9)),
+                   u(20, 90), 0.05),
+        "ceramic-tiles": (draw.hsv(u(0, 360), u(0.0, 0.5), u(0.4, 0.95)), draw.hsv(u(0, 360), u(0.0, 0.2), u(0.2, 0.9)),
+                          u(40, 160), u(0.3, 0.7)),
+        "terrazzo": (draw.hsv(u(0, 360), u(0.0, 0.2), u(0.6, 0.92)), draw.hsv(u(0, 360), u(0.2, 0.8), u(0.2, 0.8)),
+                     u(3, 18), u(0.2, 0.5)),
+        "confetti-print": (draw.hsv(u(0, 360), u(0.0, 0.8), u(0.2, 0.95)), draw.hsv(u(0, 360), u(0.0, 0.8),
+                                                                                   u(0.3, 0.98)), u(8, 60), 0.05),
+        "camouflage": (draw.hsv(u(0, 360), u(0.1, 0.6), u(0.2, 0.7)), draw.hsv(u(0, 360), u(0.1, 0.6), u(0.3, 0.85)),
+                       u(15, 80), 0.05),
         "cork": (draw.hsv(u(25, 32), u(0.45, 0.6), u(0.55, 0.68)), draw.hsv(u(22, 28), u(0.55, 0.7),
                                                                             u(0.3, 0.4)), 2.0, 0.02),
     }
@@ -166,7 +183,8 @@ def _colour_field(t: np.ndarray, a, b) -> np.ndarray:
 
 
 _FINE_GRAIN = {"wood": 0.02, "felt": 0.05, "weave": 0.03, "gingham": 0.025, "stripes": 0.025, "dots": 0.025,
-               "floral": 0.012, "laminate": 0.014, "stone": 0.04, "marble": 0.012, "cork": 0.06}
+               "floral": 0.012, "laminate": 0.014, "stone": 0.04, "marble": 0.012, "cork": 0.06,
+               "plaid": 0.025, "tiles": 0.01, "terrazzo": 0.015, "confetti": 0.02, "blobs": 0.03}
 
 
 def table_texture(spec: TableSpec, h: int, w: int, px_per_mm: float) -> tuple[np.ndarray, float]:
@@ -209,6 +227,14 @@ def _surface(rng, spec: TableSpec, h: int, w: int, s: float) -> np.ndarray:
         img = _marble(rng, spec, h, w, s)
     elif f == "cork":
         img = _cork(rng, spec, h, w, s)
+    elif f == "plaid":
+        img = _plaid(rng, spec, h, w, s)
+    elif f == "tiles":
+        img = _tiles(rng, spec, h, w, s)
+    elif f in ("terrazzo", "confetti"):
+        img = _scatter(rng, spec, h, w, s)
+    elif f == "blobs":
+        img = _blobs(rng, spec, h, w, s)
     else:
         raise ValueError(f"unknown table family {f!r}")
     return img.astype(np.float32, copy=False)
@@ -386,6 +412,83 @@ def _cork(rng, spec, h, w, s):
     dark = cv2.GaussianBlur(dark, (0, 0), 0.9) * 2.0
     img *= (1.0 - 0.5 * np.clip(dark, 0, 1))[..., None]
     return img
+
+
+def _plaid(rng, spec, h, w, s):
+    """Tartan: bands of a few colours crossing at right angles, half-tones where they cross."""
+    u, v = _rotated_coords(h, w, spec.angle_deg)
+    p = spec.scale_mm * s
+    cols = [spec.base, spec.alt, draw.hsv(rng.uniform(0, 360), rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.95)),
+            draw.hsv(rng.uniform(0, 360), rng.uniform(0.0, 0.3), rng.uniform(0.6, 1.0))]
+    cuts = np.sort(rng.uniform(0, 1, 5))
+    lut = np.array([cols[int(rng.integers(len(cols)))] for _ in range(6)], np.float32)
+
+    def bands(x):
+        return np.searchsorted(cuts, (x / p) % 1.0)
+
+    img = 0.5 * lut[bands(u)] + 0.5 * lut[bands(v)]
+    img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.7)
+    return img * _weave_gain(rng, spec, h, w, s)[..., None]
+
+
+def _tiles(rng, spec, h, w, s):
+    """Ceramic tiles: square tiles of slightly varying tint with grout lines between them."""
+    u, v = _rotated_coords(h, w, spec.angle_deg)
+    p = spec.scale_mm * s
+    iu, iv = np.floor(u / p).astype(np.int32), np.floor(v / p).astype(np.int32)
+    tint = rng.uniform(-0.06, 0.06, 4096).astype(np.float32)
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = spec.base
+    if rng.random() < 0.4:  # a chequerboard of two glazes
+        odd = ((iu + iv) % 2).astype(np.float32)
+        img = _colour_field(odd, spec.base, draw.mix(spec.base, spec.alt, 0.5))
+    img *= (1.0 + tint[(iu * 31 + iv * 17) % 4096])[..., None]
+    du, dv = np.abs((u % p) - p / 2), np.abs((v % p) - p / 2)
+    half = max(0.6, rng.uniform(0.8, 2.5) * s)
+    grout = np.clip(np.maximum(du, dv) - (p / 2 - half), 0, 1)
+    img = img * (1 - grout[..., None]) + np.asarray(spec.alt, np.float32) * grout[..., None]
+    return img * (1.0 + fbm(rng, h, w, 60 * s, 2) * 0.02)[..., None]
+
+
+def _scatter(rng, spec, h, w, s):
+    """Many shapes strewn at random: small stone chips (terrazzo) or a printed cloth of
+    ellipses, rectangles and triangles of many colours (light ones included, like cards)."""
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = spec.base
+    p = spec.scale_mm * s
+    chips = spec.family == "terrazzo"
+    n = int(h * w / (p * p) * rng.uniform(0.3, 1.2)) + 8
+    palette = [spec.alt] + [draw.hsv(rng.uniform(0, 360), rng.uniform(0.0, 0.9), rng.uniform(0.15, 1.0))
+                            for _ in range(int(rng.integers(1, 5)))]
+    for _ in range(min(n, 20000)):
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        r = p * rng.uniform(0.2, 0.6)
+        col = tuple(float(c) for c in palette[int(rng.integers(len(palette)))])
+        shape = "chip" if chips else str(rng.choice(["ellipse", "rect", "triangle"]))
+        if shape == "ellipse":
+            cv2.ellipse(img, ((cx, cy), (2 * r, 2 * r * rng.uniform(0.4, 1.0)), rng.uniform(0, 180)), col, -1)
+            continue
+        k = {"chip": int(rng.integers(4, 8)), "rect": 4, "triangle": 3}[shape]
+        if shape == "rect":
+            a, b, t = r, r * rng.uniform(0.3, 1.0), rng.uniform(0, np.pi)
+            pts = [(cx + x * np.cos(t) - y * np.sin(t), cy + x * np.sin(t) + y * np.cos(t))
+                   for x, y in ((-a, -b), (a, -b), (a, b), (-a, b))]
+        else:
+            ang = np.sort(rng.uniform(0, 2 * np.pi, k))
+            rad = r * rng.uniform(0.5, 1.0, k)
+            pts = list(zip(cx + rad * np.cos(ang), cy + rad * np.sin(ang), strict=True))
+        cv2.fillPoly(img, [np.round(np.asarray(pts) * 4).astype(np.int32)], col, cv2.LINE_8, 2)
+    return cv2.GaussianBlur(img, (0, 0), 0.5) * (1.0 + fbm(rng, h, w, 40 * s, 2) * 0.03)[..., None]
+
+
+def _blobs(rng, spec, h, w, s):
+    """Camouflage-like print: a smooth random field cut into three or four colour levels."""
+    p = spec.scale_mm * s
+    cols = np.array([spec.base, spec.alt] + [draw.hsv(rng.uniform(0, 360), rng.uniform(0.1, 0.7),
+                                                        rng.uniform(0.2, 0.9)) for _ in range(2)], np.float32)
+    levels = np.digitize(fbm(rng, h, w, p, 3), np.sort(rng.uniform(-0.4, 0.4, 3)))
+    img = cv2.GaussianBlur(cols[levels], (0, 0), 0.7)
+    return img * _weave_gain(rng, spec, h, w, s)[..., None]
 
 
 def _table_edge(rng, img, edge, s):

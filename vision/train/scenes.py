@@ -29,13 +29,20 @@ GAME_MIX = (("elfer-raus", 0.28), ("elevens", 0.25), ("11-nimmt", 0.24), ("elfer
 COUNT_SHARE = 0.2  # round-end spreads of loose cards at any angle
 
 
-def scene_for(pool: str, seed: list[int], game: str | None = None, **overrides):
+ROW_GAMES = ("elfer-raus", "elevens", "elfer-raus-junior")
+
+
+def scene_for(pool: str, seed: list[int], game: str | None = None, overlap: float = 0.0, **overrides):
+    """A random scene; `overlap`: extra share of row-game scenes forced into overlapping rows
+    (the hardest layout to find cards in)."""
     rng = np.random.default_rng(seed)
     if game is None:
         names, p = zip(*GAME_MIX, strict=True)
         game = str(rng.choice(names, p=np.asarray(p) / sum(p)))
     if game not in ("start11", "numeri") and "mode" not in overrides and rng.random() < COUNT_SHARE:
         overrides["mode"] = "count"
+    elif game in ROW_GAMES and "mode" not in overrides and overlap and rng.random() < overlap:
+        overrides["mode"] = "overlap"
     return random_scene(game, rng, pool, **overrides)
 
 
@@ -82,11 +89,11 @@ def item_outlines(scene) -> list[dict]:
 
 
 def _work(args) -> str:
-    out, pool, base, k, hand = args
+    out, pool, base, k, hand, overlap = args
     name = f"{pool}_{base}_{k:05d}"
     if (Path(out) / f"{name}.json").exists():
         return name
-    scene = scene_for(pool, [base, k], **({} if hand else {"hand": False}))
+    scene = scene_for(pool, [base, k], overlap=overlap, **({} if hand else {"hand": False}))
     image, truth, mask = render_with_geometry(scene)
     truth["styles"]["design_template"] = scene.design.template
     truth["styles"]["typeface"] = scene.design.typeface.name
@@ -108,10 +115,11 @@ def main(argv=None) -> None:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--base-seed", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--overlap", type=float, default=0.0, help="extra share of row scenes in overlapping rows")
     ap.add_argument("--no-hand", action="store_true", help="no hand over the table (evaluation sets)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand) for k in range(a.start, a.start + a.count)]
+    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap) for k in range(a.start, a.start + a.count)]
     with mp.Pool(a.workers) as pool:
         for n, name in enumerate(pool.imap_unordered(_work, jobs), 1):
             if n % 50 == 0:

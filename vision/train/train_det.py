@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from vision.classify import MODELS_DIR
-from vision.detect import OFFSET_SCALE, full_to_out
+from vision.detect import OFFSET_SCALE, TARGET_WIDTH, full_to_out
 from vision.train.nets import CardNet, export_onnx
 
 FACE_OBJS = ("card",)
@@ -73,7 +73,7 @@ def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[
 
 
 def _cache_scene(args):
-    path, seed = args
+    path, seed, target_width = args
     rng = np.random.default_rng(seed)
     img = cv2.imread(path)
     truth = json.loads(Path(path[:-4] + ".json").read_text())
@@ -85,7 +85,9 @@ def _cache_scene(args):
     else:
         cw = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards]))
     out = []
-    for target in (rng.uniform(28, 46), float(np.exp(rng.uniform(np.log(11), np.log(64))))):
+    # One view near the size the network reads best, one at any size (the first passes).
+    k = target_width / TARGET_WIDTH
+    for target in (k * rng.uniform(28, 46), k * float(np.exp(rng.uniform(np.log(11), np.log(64))))):
         s = min(1.0, target / cw)
         W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
         small = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
@@ -180,6 +182,9 @@ def main(argv=None) -> None:
     ap.add_argument("--ckpt", default="/work/data/cardnet.pt")
     ap.add_argument("--init", default=None)
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--target-width", type=float, default=TARGET_WIDTH,
+                    help="card width (network input pixels) the detector is trained to read best")
+    ap.add_argument("--widths", default="8,16,32,64", help="CardNet channel widths")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -189,9 +194,10 @@ def main(argv=None) -> None:
         files = files[: a.limit]
     t0 = time.time()
     with mp.Pool(a.threads) as pool:
-        cache = [c for lst in pool.imap(_cache_scene, [(f, i) for i, f in enumerate(files)], chunksize=8) for c in lst]
+        cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width) for i, f in enumerate(files)],
+                                                          chunksize=8) for c in lst]
     print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
-    model = CardNet()
+    model = CardNet(tuple(int(v) for v in a.widths.split(",")))
     if a.init:
         model.load_state_dict(torch.load(a.init))
     print("parameters", sum(p.numel() for p in model.parameters()), flush=True)
@@ -218,6 +224,7 @@ def main(argv=None) -> None:
             torch.save(model.state_dict(), a.ckpt)
     torch.save(model.state_dict(), a.ckpt)
     export_onnx(model, str(Path(a.out) / "cardnet.onnx"), (3, 256, 256), dynamic_hw=True)
+    (Path(a.out) / "cardnet.json").write_text(json.dumps({"target_width": a.target_width, "widths": a.widths}) + "\n")
     print("saved", Path(a.out) / "cardnet.onnx", flush=True)
 
 
