@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.board import BoardTracker, locate, outline_contrast  # noqa: E402
+from vision.boardfind import BoardTracker, locate, outline_contrast  # noqa: E402
 from vision.classify import Pyramid  # noqa: E402
 from vision.errors import CalibrationError  # noqa: E402
 from vision.layouts import load_layout  # noqa: E402

@@ -214,11 +214,12 @@ def _give_true_board(rec: Recognizer, game: str, truth: dict, image: np.ndarray)
     """Start the recogniser's board reader from the board's true position (a perfect calibration
     that is kept): measures the readers apart from the locator."""
     from vision import board as board_mod
+    from vision.boardview import BoardView
     from vision.layouts import load_layout
 
     layout = load_layout(game)
-    view = board_mod.BoardView.from_corners(truth["board"]["corners"], (layout.width_mm, layout.height_mm),
-                                            (image.shape[1], image.shape[0]))
+    view = BoardView.from_corners(truth["board"]["corners"], (layout.width_mm, layout.height_mm),
+                                  (image.shape[1], image.shape[0]))
     reader = (board_mod.Start11Reader if game == "start11" else tokens_mod.NumeriReader).create()
     reader.tracker.view = view
     reader.tracker.reference = 0.0  # never judged moved

@@ -11,16 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import (
-    BoardView,
-    crop_model,
-    crop_transform,
-    dominant_angle,
-    proposals,
-    sample_crop,
-    square_quad,
-    suppress,
-)
+from .board import crop_model, dominant_angle, proposals, suppress
+from .boardview import BoardView, crop_transform, sample_crop, square_quad
 from .classify import Pyramid, preprocess
 from .types import DieReading, quad_of
 

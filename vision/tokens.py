@@ -20,20 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .board import (
-    BoardTracker,
-    BoardView,
-    CropModel,
-    _layout_points,
-    crop_model,
-    crop_transform,
-    in_regions,
-    load_calibration_view,
-    proposals,
-    reader_of,
-    sample_crop,
-    suppress,
-)
+from .board import CropModel, crop_model, in_regions, proposals, reader_of, suppress
+from .boardfind import BoardTracker, layout_points, load_calibration_view
+from .boardview import BoardView, crop_transform, sample_crop
 from .classify import Pyramid
 from .layouts import BoardLayout, load_layout
 from .types import DieReading, TokenReading
@@ -153,7 +142,7 @@ class NumeriReader:
         t = time.perf_counter()
         model = self.model
         white = board_white(pyr, view, self.layout)
-        centres = _layout_points(self.layout)
+        centres = layout_points(self.layout)
         img_c = view.to_image(centres)
         w, h = view.image_size
         visible = (img_c[:, 0] >= 0) & (img_c[:, 0] < w) & (img_c[:, 1] >= 0) & (img_c[:, 1] < h)

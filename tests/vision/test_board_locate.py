@@ -15,7 +15,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from vision.board import BoardTracker, BoardView, locate
+from vision.boardfind import BoardTracker, locate
+from vision.boardview import BoardView
 from vision.classify import Pyramid
 from vision.errors import CalibrationError
 from vision.layouts import load_layout

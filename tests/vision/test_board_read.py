@@ -19,6 +19,7 @@ import pytest
 
 from vision import board as board_mod
 from vision import tokens as tokens_mod
+from vision.boardview import BoardView, crop_transform, sample_crop
 from vision.calibrate import from_corners
 from vision.errors import CalibrationError
 from vision.layouts import load_layout
@@ -26,9 +27,9 @@ from vision.pipeline import Recognizer
 from vision.render import random_scene, render
 
 
-def _true_view(game: str, truth: dict, image: np.ndarray) -> board_mod.BoardView:
+def _true_view(game: str, truth: dict, image: np.ndarray) -> BoardView:
     layout = load_layout(game)
-    return board_mod.BoardView.from_corners(truth["board"]["corners"], (layout.width_mm, layout.height_mm),
+    return BoardView.from_corners(truth["board"]["corners"], (layout.width_mm, layout.height_mm),
                                             (image.shape[1], image.shape[0]))
 
 
@@ -144,7 +145,7 @@ def test_the_die_classifier_reads_a_die_it_is_shown(seed: int) -> None:
     pyr = Pyramid(image)
     for die in truth["dice"]:
         centre = view.to_board(np.mean(die["corners"], axis=0).reshape(1, 2))[0]
-        crops = [board_mod.sample_crop(pyr, board_mod.crop_transform(view, centre, DIE_CROP_MM, model.crop, a),
+        crops = [sample_crop(pyr, crop_transform(view, centre, DIE_CROP_MM, model.crop, a),
                                        model.crop) for a in (0.0, 37.0, 140.0)]
         probs, _ = model.run(preprocess(np.stack(crops)))
         assert [model.classes[int(k)] for k in probs.argmax(axis=1)] == [str(die["value"])] * 3

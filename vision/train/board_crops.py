@@ -20,16 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board import (
-    TILE_CROP,
-    TILE_CROP_MM,
-    BoardView,
-    _layout_points,
-    crop_transform,
-    fit_view,
-    sample_crop,
-    tile_class,
-)
+from vision.board import TILE_CROP, TILE_CROP_MM, tile_class
+from vision.boardfind import layout_points
+from vision.boardview import BoardView, crop_transform, fit_view, sample_crop
 from vision.classify import Pyramid
 from vision.dice import DIE_CROP, DIE_CROP_MM, die_class
 from vision.layouts import load_layout
@@ -40,7 +33,7 @@ DIE_VIEWS = 8  # crops of each die (turned, shifted, lit differently): one die p
 
 def true_view(truth: dict, layout) -> BoardView:
     sq = truth["layout"]["squares"]
-    pts = _layout_points(layout)
+    pts = layout_points(layout)
     px = np.array([sq[str(q.id)]["center"] for q in layout.squares], np.float64)
     size = tuple(truth["size"])
     view, _ = fit_view(pts, px, np.ones(len(pts)), size, (layout.width_mm, layout.height_mm))
