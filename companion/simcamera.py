@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import zlib
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -29,6 +30,12 @@ log = logging.getLogger(__name__)
 COLOURS = ("yellow", "red", "blue", "green")
 COLOUR = {"Y": "yellow", "R": "red", "B": "blue", "G": "green", "X": "gray"}
 VIEW_MM = {"elfer-raus-junior": 780.0, "elfer-raus": 1100.0, "elevens": 1200.0, "11-nimmt": 760.0}
+
+
+def _seed(tag: Any) -> int:
+    """An item's drawing seed from its tag: crc32, as Python's str hash() differs per process
+    (the same simulated table would look different at each start)."""
+    return zlib.crc32(str(tag).encode()) & 0x7FFFFFFF
 
 
 class TableLayout:
@@ -71,7 +78,7 @@ class TableLayout:
     def _card(self, tag: str, card: dict[str, Any], x: float, y: float, layer: float = 0.0, z: float = 0.0,
               group: str | None = None) -> Item:
         dx, dy, da = self._jit(tag)
-        return Item("card", card, x + dx, y + dy, da, z=z, layer=layer, seed=hash(tag) & 0x7FFFFFFF, group=group,
+        return Item("card", card, x + dx, y + dy, da, z=z, layer=layer, seed=_seed(tag), group=group,
                     tag=tag)
 
     def _rows(self, world: SimWorld, view: dict[str, Any]) -> dict[str, Item]:
@@ -142,7 +149,7 @@ class TableLayout:
                 card = {"kind": "symbol", "value": tile, "color": None}
             dx, dy, da = self._jit(square, 0.6, 1.0)
             out[square] = Item("tile", card, x + dx, y + dy, board.angle + da, z=2.0, layer=1,
-                               seed=hash(square) & 0x7FFFFFFF, square=square, group="board", tag=square)
+                               seed=_seed(square), square=square, group="board", tag=square)
         return out
 
     def _track(self, world: SimWorld, view: dict[str, Any]) -> dict[str, Item]:
@@ -153,13 +160,13 @@ class TableLayout:
             x, y = square_centre(board, int(square))
             dx, dy, da = self._jit(f"{code}@{square}", 1.0, 20.0)
             out[code] = Item("token", {"value": int(code[1:]), "color": COLOUR[code[0]]}, x + dx, y + dy, da, z=2.0,
-                             layer=1, seed=hash(code) & 0x7FFFFFFF, square=int(square), group="board", tag=code)
+                             layer=1, seed=_seed(code), square=int(square), group="board", tag=code)
         for seat, waiting in enumerate(view["off_board"]):
             px, py = [(0, 230), (0, -230), (-380, 0), (380, 0)][seat]
             for k, code in enumerate(waiting):
                 out[code] = Item("token", {"value": int(code[1:]), "color": COLOUR[code[0]]},
                                  px + (k - 2) * 32.0, py, float(self.rng.uniform(0, 360)), layer=2,
-                                 seed=hash(code) & 0x7FFFFFFF, group=f"off:{seat}", tag=code)
+                                 seed=_seed(code), group=f"off:{seat}", tag=code)
         return out
 
 

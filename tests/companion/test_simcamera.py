@@ -38,3 +38,15 @@ def test_rendered_moves_read_back_keep_the_referee_in_step(tmp_path: Path, game:
     assert camera.stats["steps"] >= 6, camera.stats
     assert camera.stats["corrections"] == 0, "flawless readings of rendered frames need no correction"
     assert referee.session is not None and len(referee.session.steps) >= 6
+
+
+def test_the_simulated_table_looks_the_same_in_every_process() -> None:
+    """Item seeds come from their tags by crc32: str hash() is salted per process."""
+    import subprocess
+    import sys
+
+    code = "from companion.simcamera import _seed; print(_seed('R7'), _seed('b3'), _seed(12))"
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": salt, "PATH": ""}, cwd=Path(__file__).parents[2]).stdout
+            for salt in ("1", "2")}
+    assert len(seen) == 1, seen

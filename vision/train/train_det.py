@@ -87,7 +87,8 @@ def _cache_scene(args):
     out = []
     # One view near the size the network reads best, one at any size (the first passes).
     k = target_width / TARGET_WIDTH
-    for target in (k * rng.uniform(28, 46), k * float(np.exp(rng.uniform(np.log(11), np.log(64))))):
+    any_size = min(72.0, k * float(np.exp(rng.uniform(np.log(11), np.log(64)))))  # capped: memory
+    for target in (k * rng.uniform(28, 46), any_size):
         s = min(1.0, target / cw)
         W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
         small = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
