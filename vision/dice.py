@@ -1,19 +1,24 @@
 """The die: Numeri's faces 1-5 and a star, or a plain die with pips 1-6.
 
-A die is found anywhere on the table, on the board or beside it: compact blobs of a die's size
-are proposals, and one small network (`die_faces`) reads each proposal's crop as "no die" or
-the top face (1-6 or star), at any angle (the crops are turned freely in training). The crop
+A die is found anywhere on the table, on the board or beside it: a small fully convolutional
+network (`die_centres`, the die finder) marks where dice lie on a coarse grid of the picture
+scaled to a fixed size in millimetres, and compact blobs of a die's size add proposals; one small
+network (`die_faces`) reads each proposal's crop as "no die" or the top face (1-6 or star), at
+any angle (the crops are turned freely in training). The crop
 is cut in board millimetres through the board's view, so its scale does not depend on how far
 the camera is. The outline reported is the top face's square, turned like its edges.
 """
 
 from __future__ import annotations
 
+import math
+
+import cv2
 import numpy as np
 
-from .board import crop_model, dominant_angle, proposals, suppress
+from .board import crop_model, dominant_angle, in_regions, proposals, suppress
 from .boardview import BoardView, crop_transform, sample_crop, square_quad
-from .classify import Pyramid, preprocess
+from .classify import MODELS_DIR, ModelError, Pyramid, _net, preprocess
 from .types import DieReading, quad_of
 
 DIE_CLASSES = ("none", "1", "2", "3", "4", "5", "6", "star")
@@ -23,6 +28,11 @@ DIE_MODEL = "die_faces"
 DIE_MM = 16.0
 MIN_DIE = 0.5
 DIE_LIMIT = 80  # proposals read per picture
+FINDER_MODEL = "die_centres"  # the die finder (`train.die_det`): where dice are, before what they show
+FINDER_PX_PER_MM = 0.8  # its input scale: a 16 mm die is about 13 pixels
+FINDER_STRIDE = 4
+FINDER_MIN = 0.08  # finder peaks weaker than this are not proposed
+FINDER_LIMIT = 16
 
 
 def die_class(value) -> int:
@@ -35,7 +45,9 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     a game with one die has one). `exclude`: board-mm points (squares holding a token) whose
     neighbourhood is not searched."""
     model = crop_model(model_name)
+    found = find_dice(pyr, view, regions, exclude)
     props = proposals(pyr, view, DIE_MM, DIE_LIMIT, regions, exclude=exclude)
+    props = np.concatenate([found, props]) if len(props) else found
     if not len(props):
         return []
     crops = [sample_crop(pyr, crop_transform(view, c, DIE_CROP_MM, model.crop), model.crop) for c in props]
@@ -54,3 +66,41 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
         quad = square_quad(view, props[i], DIE_MM, angle)
         out.append(DieReading(value=value, corners=quad_of(quad), confidence=float(conf[k])))
     return out
+
+
+def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray | None = None,
+              model_name: str = FINDER_MODEL) -> np.ndarray:
+    """Board-mm centres of up to FINDER_LIMIT likely dice (strongest first), from the die finder."""
+    path = MODELS_DIR / f"{model_name}.onnx"
+    if not path.is_file():
+        raise ModelError(f"model file {path} is missing")
+    s = FINDER_PX_PER_MM / view.px_per_mm()
+    level = max(0, min(3, int(math.floor(math.log2(max(1.0 / s, 1.0))))))
+    img = pyr.level(level)
+    full_w, full_h = pyr.level(0).shape[1], pyr.level(0).shape[0]
+    W = max(FINDER_STRIDE, int(round(full_w * s)) // FINDER_STRIDE * FINDER_STRIDE)
+    H = max(FINDER_STRIDE, int(round(full_h * s)) // FINDER_STRIDE * FINDER_STRIDE)
+    small = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
+    net = _net(str(path))
+    net.setInput(cv2.dnn.blobFromImage(small, 1 / 255.0, mean=(127.5, 127.5, 127.5)))
+    heat = 1.0 / (1.0 + np.exp(-np.asarray(net.forward()[0, 0], np.float32)))
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > FINDER_MIN)
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-heat[ys, xs])
+    ys, xs = ys[order], xs[order]
+    pts = []
+    for y, x in zip(ys, xs, strict=True):  # the heat's centroid round each peak: a fraction of a cell
+        y0, y1, x0, x1 = max(0, y - 1), min(heat.shape[0], y + 2), max(0, x - 1), min(heat.shape[1], x + 2)
+        w = heat[y0:y1, x0:x1]
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        pts.append(((gx * w).sum() / w.sum(), (gy * w).sum() / w.sum()))
+    if not pts:
+        return np.zeros((0, 2))
+    g = np.asarray(pts, np.float64)
+    px = ((g + 0.5) * FINDER_STRIDE - 0.5 + 0.5) * [full_w / W, full_h / H] - 0.5
+    keep = np.ones(len(px), bool) if regions is None else in_regions(px, regions)
+    mm = view.to_board(px[keep])
+    if exclude is not None and len(exclude) and len(mm):
+        d = np.linalg.norm(mm[:, None] - np.asarray(exclude)[None], axis=2).min(axis=1)
+        mm = mm[d > 0.45 * DIE_MM]
+    return mm[:FINDER_LIMIT]
