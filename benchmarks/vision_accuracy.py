@@ -76,6 +76,7 @@ def _job(args):
     key = (game, indices)
     if key not in _REC:
         _REC[key] = Recognizer(game, RecognizerConfig(indices=indices, **settings))
+    _REC[key].forget()  # each scene is another table: no card size carried over from the last one
     t0 = time.perf_counter()
     if true_outlines:
         from vision.classify import Pyramid

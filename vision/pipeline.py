@@ -37,6 +37,7 @@ GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "n
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 
 
+WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 
 
@@ -199,8 +200,21 @@ class Recognizer:
         self._last: Observation | None = None
 
     # -- detection --------------------------------------------------------------------------
+    def forget(self) -> None:
+        """A new table (another camera, another game's set-up): nothing carried from earlier pictures."""
+        self.card_width = getattr(self.profile, "card_width_px", None) if self.profile is not None else None
+        self._last = None
+
     def detect(self, image: np.ndarray, regions=None) -> list[Detection]:
         if regions is None:
+            known = self.card_width
+            if known is not None:
+                # The camera does not move between pictures: the card size seen last time (or
+                # taught with the deck) spares the passes that look for it, if it still holds.
+                dets, width = self.detector.detect(image, known)
+                if dets and width is not None and abs(math.log(width / known)) < math.log(WIDTH_HOLDS):
+                    self.card_width = width
+                    return dets
             dets, width = self.detector.detect(image, None)
             if width is not None:
                 self.card_width = width
