@@ -4,9 +4,9 @@ A die is found anywhere on the table, on the board or beside it: a small fully c
 network (`die_centres`, the die finder) marks where dice lie on a coarse grid of the picture
 scaled to a fixed size in millimetres, and compact blobs of a die's size add proposals; one small
 network (`die_faces`) reads each proposal's crop as "no die" or the top face (1-6 or star), at
-any angle (the crops are turned freely in training). The crop
-is cut in board millimetres through the board's view, so its scale does not depend on how far
-the camera is. The outline reported is the top face's square, turned like its edges.
+any angle (the crops are turned freely in training). The crop is cut in board millimetres
+through the board's view, so its scale does not depend on how far the camera is. The outline
+reported is the top face's square, turned like its edges.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     if not pts:
         return np.zeros((0, 2))
     g = np.asarray(pts, np.float64)
-    px = ((g + 0.5) * FINDER_STRIDE - 0.5 + 0.5) * [full_w / W, full_h / H] - 0.5
+    px = (g + 0.5) * FINDER_STRIDE * [full_w / W, full_h / H] - 0.5  # cell centre -> picture pixel
     keep = np.ones(len(px), bool) if regions is None else in_regions(px, regions)
     mm = view.to_board(px[keep])
     if exclude is not None and len(exclude) and len(mm):
