@@ -269,24 +269,24 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
     if len(whole) >= 1:
         cw, ch = (float(np.median([w_ for w_, _h in whole])), float(np.median([h_ for _w, h_ in whole])))
 
+    poses = []  # (centre, direction, width, height, seen whole) of each instance, output grid
+    for sel, n, (rx, ry), (rw, rh), long_edge in inst:
+        if abs(rw / cw - 1) < 0.12 and abs(rh / ch - 1) < 0.12 and n > 0.8 * rw * rh:
+            # Seen whole: the fitted rectangle is the outline.
+            poses.append((np.array([rx, ry]), math.atan2(long_edge[1], long_edge[0]) % math.pi, rw, rh, True))
+        else:
+            # Partly hidden: the voted centre, the predicted direction, the table's card size.
+            c2 = np.mean(maps[3][ys[sel], xs[sel]])
+            s2 = np.mean(maps[4][ys[sel], xs[sel]])
+            poses.append((np.array([np.median(vx[sel]), np.median(vy[sel])]), (0.5 * math.atan2(s2, c2)) % math.pi,
+                          cw, ch, False))
+    poses = _aligned_with_neighbours(poses, ch)
+
     dets = []
     frames: list[tuple] = []  # (frame, own pixels) of each detection, output grid
     s = out.scale
     x0, y0 = out.offset
-    for sel, n, (rx, ry), (rw, rh), long_edge in inst:
-        c2 = np.mean(maps[3][ys[sel], xs[sel]])
-        s2 = np.mean(maps[4][ys[sel], xs[sel]])
-        th = 0.5 * math.atan2(s2, c2)
-        if abs(rw / cw - 1) < 0.12 and abs(rh / ch - 1) < 0.12 and n > 0.8 * rw * rh:
-            # Seen whole: the fitted rectangle is the outline.
-            c = np.array([rx, ry])
-            th = math.atan2(long_edge[1], long_edge[0])
-            wj, hj = rw, rh
-        else:
-            # Partly hidden: the voted centre, the predicted direction, the table's card size.
-            c = np.array([np.median(vx[sel]), np.median(vy[sel])])
-            wj, hj = cw, ch
-        th = th % math.pi
+    for (sel, n, _c, _r, _e), (c, th, wj, hj, _whole) in zip(inst, poses, strict=True):
         if th == 0.0:
             th = math.pi
         v = np.array([math.cos(th), math.sin(th)])
@@ -316,6 +316,29 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
                               inside=inside, grid=grid))
         frames.append((frame, xs[sel].astype(np.float64), ys[sel].astype(np.float64)))
     return _without_fragments(dets, frames)
+
+
+ROW_ANGLE_DEG = 12.0  # a hidden card within this of a whole neighbour's direction lies as it does
+
+
+def _aligned_with_neighbours(poses: list[tuple], ch: float) -> list[tuple]:
+    """A partly hidden card's direction from its nearest card seen whole lying (nearly) the same
+    way within two card heights: rows and piles lie one way, and the outline of a whole card
+    gives its direction more exactly than the network's estimate on a narrow visible strip."""
+    whole = [(c, th) for c, th, _w, _h, w in poses if w]
+    if not whole:
+        return poses
+    out = []
+    for c, th, wj, hj, is_whole in poses:
+        if not is_whole:
+            best = 2.0 * ch
+            for cw_, thw in whole:
+                d = float(np.linalg.norm(cw_ - c))
+                turn = abs((thw - th + math.pi / 2) % math.pi - math.pi / 2)
+                if d < best and turn < math.radians(ROW_ANGLE_DEG):
+                    best, th = d, thw
+        out.append((c, th, wj, hj, is_whole))
+    return out
 
 
 FRAGMENT_SHARE = 0.7  # an instance this much inside cards three times its size is pieces of them

@@ -62,7 +62,7 @@ def test_empty_table_has_no_cards(detector):
 def test_a_changed_region_is_read_alone(detector):
     image, truth = _shot("elfer-raus", "plain", 4)
     dets, width = detector.detect(image)
-    t = visible_truth(truth)[0]
+    t = next(c for c in visible_truth(truth) if not c.get("occluded"))  # a card in full view
     q = np.asarray(t["corners"])
     x0, y0 = (q.min(axis=0) - 5).astype(int)
     x1, y1 = (q.max(axis=0) + 5).astype(int)
@@ -137,3 +137,21 @@ def test_the_card_size_the_detector_reads_best_comes_with_its_model(tmp_path):
     (tmp_path / "cardnet.json").write_text('{"target_width": "wide"}')
     with pytest.raises(ModelError, match="cardnet.json"):
         Detector(models_dir=tmp_path)
+
+
+def test_a_hidden_card_lies_like_its_whole_neighbour_in_a_row():
+    """The network's direction on a narrow visible strip is rough; a whole card beside it lying
+    nearly the same way gives the row's direction. Cards turned well apart keep their own."""
+    import math
+
+    from vision.detect import _aligned_with_neighbours
+
+    whole = (np.array([100.0, 50.0]), math.radians(95.0), 18.0, 26.0, True)
+    strip = (np.array([108.0, 50.0]), math.radians(88.0), 18.0, 26.0, False)
+    loose = (np.array([95.0, 60.0]), math.radians(140.0), 18.0, 26.0, False)
+    far = (np.array([300.0, 50.0]), math.radians(90.0), 18.0, 26.0, False)
+    out = _aligned_with_neighbours([whole, strip, loose, far], 26.0)
+    assert math.degrees(out[1][1]) == pytest.approx(95.0)
+    assert math.degrees(out[2][1]) == pytest.approx(140.0)
+    assert math.degrees(out[3][1]) == pytest.approx(90.0)
+    assert out[0] is whole or math.degrees(out[0][1]) == pytest.approx(95.0)
