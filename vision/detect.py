@@ -36,10 +36,10 @@ TARGET_WIDTH = 36.0  # card width (pixels at the network input) the network read
 PASS1_SCALES = (0.2, 0.4, 0.7)  # first passes when the card size is unknown (large cards first)
 STRIDE = 16  # network input sides must be multiples of this
 # cv2.dnn keeps every layer's output, about 100 bytes per input pixel: larger inputs run in
-# tiles to bound memory (tiles cost time: their margins are computed twice, so the first
-# passes up to 0.7 of a 1640×1232 photo stay whole). The margin is half the network's
-# receptive field (about 300 pixels), which makes the tiled maps equal to one run's.
-MAX_INPUT_PIXELS = 1_200_000
+# tiles to bound memory (tiles cost time: their margins are computed twice; only photos of
+# small cards, scaled up, need them). The margin is half the network's receptive field (about
+# 300 pixels), which makes the tiled maps equal to one run's.
+MAX_INPUT_PIXELS = 900_000
 TILE_MARGIN = 160
 
 
