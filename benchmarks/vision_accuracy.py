@@ -5,7 +5,7 @@ Usage: python benchmarks/vision_accuracy.py [--scenes 200] [--seed 3000] [--work
        [--games elfer-raus,elevens,11-nimmt,elfer-raus-junior] [--indices always|auto] [--json]
        python benchmarks/vision_accuracy.py --conditions --scenes 8   # per photographic condition
        python benchmarks/vision_accuracy.py --true-outlines            # reading alone, at the true outlines
-       python benchmarks/vision_accuracy.py --set index_visible=0.6    # a RecognizerConfig field changed
+       python benchmarks/vision_accuracy.py --set index_visible=0.7    # a RecognizerConfig field changed
 
 Each scene is a random table of one card game (rows side by side, overlapping or stacked,
 11 nimmt! piles, and one scene in five a round-end spread of loose cards at any angle), with
@@ -119,7 +119,7 @@ def main() -> None:
                     help="instead of random tables: each photographic condition in turn (rotation, tilt, glare, dim,"
                          " warm, blur, overlap, light table, loose spread), --scenes per condition")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.6")
+                    help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.7")
     a = ap.parse_args()
     from dataclasses import fields
 
