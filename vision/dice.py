@@ -98,8 +98,11 @@ def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
         return np.zeros((0, 2))
     g = np.asarray(pts, np.float64)
     px = (g + 0.5) * FINDER_STRIDE * [full_w / W, full_h / H] - 0.5  # cell centre -> picture pixel
-    keep = np.ones(len(px), bool) if regions is None else in_regions(px, regions)
-    mm = view.to_board(px[keep])
+    if regions is not None:
+        px = px[in_regions(px, regions)]
+        if not len(px):
+            return np.zeros((0, 2))
+    mm = view.to_board(px)
     if exclude is not None and len(exclude) and len(mm):
         d = np.linalg.norm(mm[:, None] - np.asarray(exclude)[None], axis=2).min(axis=1)
         mm = mm[d > 0.45 * DIE_MM]

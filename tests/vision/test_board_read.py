@@ -163,6 +163,7 @@ def test_the_die_is_found_on_the_table_and_read(seed: int) -> None:
     found = find_dice(pyr, view)
     assert np.linalg.norm(found - centre, axis=1).min() < 4.0, "the finder points at the die (within 4 mm)"
     (read,) = read_dice(pyr, view, most=1)
+    assert find_dice(pyr, view, regions=[(0, 0, 4, 4)]).shape == (0, 2)  # a region with no die in it
     assert str(read.value) == str(die["value"])
     assert np.linalg.norm(np.mean(read.corners, axis=0) - np.mean(die["corners"], axis=0)) < 0.3 * np.linalg.norm(
         np.subtract(die["corners"][1], die["corners"][0])) + 3.0
