@@ -106,7 +106,7 @@ def score_start11(truth: dict, obs: dict):
     return len(truth["cards"]), len(pairs) - len(wrong), wrong, missed, extra, printed
 
 
-KIND_TALLY = {"tokens": [0, 0], "dice": [0, 0]}  # Numeri: (items, read exactly) per kind
+KIND_TALLY = {"tokens": [0, 0, 0], "dice": [0, 0, 0]}  # Numeri: (items, read exactly, extra) per kind
 
 
 def score_numeri(truth: dict, obs: dict):
@@ -124,6 +124,8 @@ def score_numeri(truth: dict, obs: dict):
     KIND_TALLY["tokens"][1] += len(tp) - len(wrong)
     KIND_TALLY["dice"][0] += len(truth["dice"])
     KIND_TALLY["dice"][1] += len(dp) - len(wrong_dice)
+    KIND_TALLY["tokens"][2] += len(te)
+    KIND_TALLY["dice"][2] += len(de)
     wrong += wrong_dice
     items = len(truth["tokens"]) + len(truth["dice"])
     ok = len(tp) + len(dp) - len(wrong)
@@ -203,8 +205,9 @@ def run_game(game: str, a) -> dict:
         "ms_region_median": round(statistics.median(region), 1) if region else None,
     }
     if game == "numeri":
-        res["by_kind_exact"] = {k: round(ok_ / max(n_, 1), 4) for k, (n_, ok_) in KIND_TALLY.items()}
-        res["by_kind_items"] = {k: n_ for k, (n_, _ok) in KIND_TALLY.items()}
+        res["by_kind_exact"] = {k: round(ok_ / max(n_, 1), 4) for k, (n_, ok_, _x) in KIND_TALLY.items()}
+        res["by_kind_items"] = {k: n_ for k, (n_, _ok, _x) in KIND_TALLY.items()}
+        res["by_kind_extra"] = {k: x for k, (_n, _ok, x) in KIND_TALLY.items()}
     if a.failures:
         res["failures"] = failures
     return res

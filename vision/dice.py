@@ -74,13 +74,23 @@ def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     path = MODELS_DIR / f"{model_name}.onnx"
     if not path.is_file():
         raise ModelError(f"model file {path} is missing")
-    s = FINDER_PX_PER_MM / view.px_per_mm()
+    ppm = view.px_per_mm()
+    s = FINDER_PX_PER_MM / ppm
     level = max(0, min(3, int(math.floor(math.log2(max(1.0 / s, 1.0))))))
     img = pyr.level(level)
-    full_w, full_h = pyr.level(0).shape[1], pyr.level(0).shape[0]
-    W = max(FINDER_STRIDE, int(round(full_w * s)) // FINDER_STRIDE * FINDER_STRIDE)
-    H = max(FINDER_STRIDE, int(round(full_h * s)) // FINDER_STRIDE * FINDER_STRIDE)
-    small = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
+    f = 2.0**level
+    # The whole picture, or only round the changed regions (a die's width and more of context).
+    lx0, ly0, lx1, ly1 = 0, 0, img.shape[1], img.shape[0]
+    if regions is not None:
+        r = np.asarray(list(regions), np.float64).reshape(-1, 4)
+        pad = 5.0 * DIE_MM * ppm  # the finder sees about this far round a die (its receptive field)
+        lx0, ly0 = (int(max(0.0, v / f)) for v in (r[:, 0].min() - pad, r[:, 1].min() - pad))
+        lx1, ly1 = int(min(img.shape[1], (r[:, 2].max() + pad) / f)), int(min(img.shape[0], (r[:, 3].max() + pad) / f))
+    W = int(round((lx1 - lx0) * f * s)) // FINDER_STRIDE * FINDER_STRIDE
+    H = int(round((ly1 - ly0) * f * s)) // FINDER_STRIDE * FINDER_STRIDE
+    if W < 2 * FINDER_STRIDE or H < 2 * FINDER_STRIDE:
+        return np.zeros((0, 2))
+    small = cv2.resize(img[ly0:ly1, lx0:lx1], (W, H), interpolation=cv2.INTER_AREA)
     net = _net(str(path))
     net.setInput(cv2.dnn.blobFromImage(small, 1 / 255.0, mean=(127.5, 127.5, 127.5)))
     heat = 1.0 / (1.0 + np.exp(-np.asarray(net.forward()[0, 0], np.float32)))
@@ -97,7 +107,8 @@ def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     if not pts:
         return np.zeros((0, 2))
     g = np.asarray(pts, np.float64)
-    px = (g + 0.5) * FINDER_STRIDE * [full_w / W, full_h / H] - 0.5  # cell centre -> picture pixel
+    # Cell centre -> picture pixel (pixel edges scale, pixel centres sit half a pixel in).
+    px = [lx0 * f, ly0 * f] + (g + 0.5) * FINDER_STRIDE * [(lx1 - lx0) * f / W, (ly1 - ly0) * f / H] - 0.5
     if regions is not None:
         px = px[in_regions(px, regions)]
         if not len(px):

@@ -164,6 +164,10 @@ def test_the_die_is_found_on_the_table_and_read(seed: int) -> None:
     assert np.linalg.norm(found - centre, axis=1).min() < 4.0, "the finder points at the die (within 4 mm)"
     (read,) = read_dice(pyr, view, most=1)
     assert find_dice(pyr, view, regions=[(0, 0, 4, 4)]).shape == (0, 2)  # a region with no die in it
+    x0, y0 = np.min(die["corners"], axis=0) - 20
+    x1, y1 = np.max(die["corners"], axis=0) + 20
+    near = find_dice(pyr, view, regions=[(int(x0), int(y0), int(x1), int(y1))])  # only round the region
+    assert len(near) and np.linalg.norm(near - centre, axis=1).min() < 4.0
     assert str(read.value) == str(die["value"])
     assert np.linalg.norm(np.mean(read.corners, axis=0) - np.mean(die["corners"], axis=0)) < 0.3 * np.linalg.norm(
         np.subtract(die["corners"][1], die["corners"][0])) + 3.0
