@@ -503,7 +503,7 @@ def register() -> None:
     from .pipeline import readers_for, register_reader
 
     if _start11_reader not in readers_for("start11"):
-        register_reader("start11", _start11_reader)
+        register_reader("start11", _start11_reader, replaces_cards=True)  # tiles, no cards
 
 
 register()

@@ -228,7 +228,7 @@ def register() -> None:
     from .pipeline import readers_for, register_reader
 
     if _numeri_reader not in readers_for("numeri"):
-        register_reader("numeri", _numeri_reader)
+        register_reader("numeri", _numeri_reader, replaces_cards=True)  # no cards in Numeri
 
 
 register()

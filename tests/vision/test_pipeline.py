@@ -109,6 +109,20 @@ def test_board_games_get_readers_through_the_registry(monkeypatch):
     assert obs.to_json()["dice"][0]["value"] == "star"
 
 
+@pytest.mark.parametrize("game", ["numeri", "start11"])
+def test_the_card_reader_does_not_run_for_board_games(game, monkeypatch):
+    """Tiles, tokens and dice have their own readers: looking for cards there only costs time."""
+    import vision.detect
+
+    def no_cards(*_a, **_k):
+        raise AssertionError("the card detector ran")
+
+    image, truth = render(random_scene(game, np.random.default_rng(5), "holdout", hand=False, size=(820, 616)))
+    monkeypatch.setattr(vision.detect.Detector, "run", no_cards)
+    obs = Recognizer(game).read(image)
+    assert obs.tokens if game == "numeri" else obs.cards  # the board's own reader did read
+
+
 def test_deck_of_each_game():
     assert deck_of("11-nimmt") == ({str(n) for n in range(1, 101)} | {"bull"}, False)
     assert "joker" in deck_of("elevens")[0] and "21" in deck_of("elevens")[0]
