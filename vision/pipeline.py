@@ -244,7 +244,7 @@ class Recognizer:
         if regions is not None:
             regs = tuple(tuple(int(v) for v in r) for r in regions)
             last = self._last
-            if last is None or last.size != (w, h) or self.card_width is None:
+            if last is None or last.size != (w, h) or (self.card_width is None and self.game not in _NO_CARDS):
                 regs = None  # nothing to update: read everything
         ctx = ReadContext(image=image, pyramid=Pyramid(image), game=self.game or "", recognizer=self, regions=regs)
         t = time.perf_counter()

@@ -221,3 +221,14 @@ def test_the_square_decides_between_look_alike_faces_but_not_against_a_sure_net(
     assert read("blue-6", _net_output({"5": 0.998, "6": 0.002}))[:2] == ("number", 5)
     assert read("red-7", _net_output({"7": 0.7, "1": 0.3}), None)[:3] == ("joker", 7, "gray")
     assert read("blue-6", _net_output({"6": 0.3}, none=0.7)) is None  # no tile is no tile
+
+
+@pytest.mark.parametrize("game", ["numeri", "start11"])
+def test_a_changed_region_of_a_board_game_is_re_read_alone(game: str) -> None:
+    image, truth = _scene(game, 4)
+    rec = _recognizer(game, truth, image)
+    first = rec.read(image)
+    box = (100, 100, 220, 220)
+    again = rec.read(image, regions=[box])
+    assert again.extra["regions"] == [list(box)]  # not a full read
+    assert len(again.tokens) == len(first.tokens) and len(again.cards) == len(first.cards)
