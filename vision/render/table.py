@@ -109,6 +109,23 @@ def random_table(rng: np.random.Generator, pool: str = "train", name: str | None
         "marble": (draw.hsv(u(30, 50), u(0.0, 0.05), u(0.86, 0.94)), draw.hsv(u(0, 360), u(0.0, 0.08),
                                                                               u(0.45, 0.6)), u(80, 200),
                    u(0.4, 0.7)),
+        "cork": (draw.hsv(u(25, 32), u(0.45, 0.6), u(0.55, 0.68)), draw.hsv(u(22, 28), u(0.55, 0.7),
+                                                                            u(0.3, 0.4)), 2.0, 0.02),
+    }
+    base, alt, scale, gloss = presets[name] if name in presets else _patterned(name, u)
+    edge: tuple = ()
+    if rng.random() < 0.12:
+        edge = (int(rng.integers(0, 4)), float(rng.uniform(0.03, 0.12)))
+    return TableSpec(name=name, family=family, seed=int(rng.integers(0, 2**31)), base=base,
+                     alt=alt if alt is not None else base, scale_mm=float(scale), angle_deg=float(rng.uniform(0, 180)),
+                     gloss=float(gloss), contrast=float(rng.uniform(0.8, 1.2)), edge=edge)
+
+
+def _patterned(name: str, u) -> tuple:
+    """(base, alt, scale mm, gloss) of the generic patterned families. Drawn only when one is
+    chosen, after the older presets' draws: adding them left every other table's draws (and so
+    the held-out scenes, seed for seed) as they were."""
+    return {
         "tartan": (draw.hsv(u(0, 360), u(0.3, 0.8), u(0.25, 0.7)), draw.hsv(u(0, 360), u(0.2, 0.8), u(0.3, 0.9)),
                    u(20, 90), 0.05),
         "ceramic-tiles": (draw.hsv(u(0, 360), u(0.0, 0.5), u(0.4, 0.95)), draw.hsv(u(0, 360), u(0.0, 0.2), u(0.2, 0.9)),
@@ -119,16 +136,7 @@ def random_table(rng: np.random.Generator, pool: str = "train", name: str | None
                                                                                    u(0.3, 0.98)), u(8, 60), 0.05),
         "camouflage": (draw.hsv(u(0, 360), u(0.1, 0.6), u(0.2, 0.7)), draw.hsv(u(0, 360), u(0.1, 0.6), u(0.3, 0.85)),
                        u(15, 80), 0.05),
-        "cork": (draw.hsv(u(25, 32), u(0.45, 0.6), u(0.55, 0.68)), draw.hsv(u(22, 28), u(0.55, 0.7),
-                                                                            u(0.3, 0.4)), 2.0, 0.02),
-    }
-    base, alt, scale, gloss = presets[name]
-    edge: tuple = ()
-    if rng.random() < 0.12:
-        edge = (int(rng.integers(0, 4)), float(rng.uniform(0.03, 0.12)))
-    return TableSpec(name=name, family=family, seed=int(rng.integers(0, 2**31)), base=base,
-                     alt=alt if alt is not None else base, scale_mm=float(scale), angle_deg=float(rng.uniform(0, 180)),
-                     gloss=float(gloss), contrast=float(rng.uniform(0.8, 1.2)), edge=edge)
+    }[name]
 
 
 # ----------------------------------------------------------------------------------------
