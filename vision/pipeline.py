@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -37,6 +37,10 @@ GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "n
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 
 
+# Shifts (card widths across, card heights along) of a hidden card's outline tried when its
+# index shows no card there, and how sure the index at the best of them must be of a card.
+OUTLINE_SHIFTS = ((-0.2, 0.0), (-0.1, 0.0), (0.1, 0.0), (0.2, 0.0), (0.0, -0.06), (0.0, 0.06))
+OUTLINE_FOUND = 0.7
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 
@@ -313,6 +317,7 @@ class Recognizer:
             per.setdefault(k, []).append((kind, p))
         for k, c in enumerate(cards):
             self._combine(c, per.get(k, []))
+        self._search_outlines(ctx, cards)
         self._orient(cards)
         self._colours(ctx, cards)
         if self.game in UNIQUE_DECKS:
@@ -387,6 +392,49 @@ class Recognizer:
         if has_whole:
             up, down = joint[:, 0].sum(), joint[:, 1].sum()
             c.evidence = float(np.clip(math.log((up + 1e-9) / (down + 1e-9)), -6, 6))
+
+    def _search_outlines(self, ctx: ReadContext, cards: list[_Card]) -> None:
+        """A partly hidden card whose outline was placed from a narrow visible strip may be a
+        little off, and then its corner index is cut: for such a card that reads as no card,
+        the index is also read at outlines shifted along the card's sides, and the outline
+        whose index shows a card best is kept."""
+        none_i, back_i = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")
+        todo = [c for c in cards if c.det.visible.get("centre", 0) < self.config.centre_visible
+                and c.card_prob < self.config.min_card_prob]
+        if not todo:
+            return
+        crops, index = [], []
+        for n, c in enumerate(todo):
+            q = np.asarray(c.det.quad, np.float64)
+            u, v = q[1] - q[0], q[3] - q[0]
+            for j, (du, dv) in enumerate(OUTLINE_SHIFTS):
+                moved = q + du * u + dv * v
+                for turn in (0, 2):
+                    crops.append(warp_crop(ctx.pyramid, rotate_quad(moved, turn), INDEX_REGION, CROP))
+                    index.append((n, j, turn))
+        probs = self._classify(crops, ["index"] * len(crops))
+        nc = probs.sum(axis=2)[:, none_i] + probs.sum(axis=2)[:, back_i]
+        best: dict[int, tuple[float, int]] = {}
+        for (n, j, _turn), p in zip(index, 1.0 - nc, strict=True):
+            if p > best.get(n, (0.0, -1))[0]:
+                best[n] = (float(p), j)
+        for n, (score, j) in best.items():
+            if score < OUTLINE_FOUND:
+                continue
+            c = todo[n]
+            du, dv = OUTLINE_SHIFTS[j]
+            q = np.asarray(c.det.quad, np.float64)
+            moved = q + du * (q[1] - q[0]) + dv * (q[3] - q[0])
+            centre = moved.mean(axis=0)
+            grid = c.det.grid
+            if grid is not None:  # what is seen of the card, in the moved frame (colour reads from it)
+                gv, gu = grid.shape
+                m = np.float32([[1, 0, -du * gu], [0, 1, -dv * gv]])
+                grid = cv2.warpAffine(grid, m, (gu, gv), flags=cv2.INTER_LINEAR, borderValue=0.0)
+            c.det = replace(c.det, quad=moved, centre=(float(centre[0]), float(centre[1])), grid=grid)
+            c.crops = [("index", 0), ("index", 2)]
+            k0 = index.index((n, j, 0))
+            self._combine(c, [("index", probs[k0]), ("index", probs[k0 + 1])])
 
     def _orient(self, cards: list[_Card]) -> None:
         """A card's neighbours lying the same way vote on which way up it is (rows lie one way)."""
