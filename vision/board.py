@@ -154,10 +154,15 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
     order = np.argsort(-resp[ys, xs])[: 4 * limit]
     px = np.stack([xs[order], ys[order]], 1).astype(np.float64) * f + (f - 1) / 2.0
     mm = view.to_board(px)
-    if exclude is not None and len(exclude):
-        d = np.linalg.norm(mm[:, None] - np.asarray(exclude)[None], axis=2).min(axis=1)
-        mm = mm[d > 0.45 * diameter_mm]
-    return mm[:limit]
+    return away_from(mm, exclude, diameter_mm)[:limit]
+
+
+def away_from(mm: np.ndarray, exclude: np.ndarray | None, diameter_mm: float) -> np.ndarray:
+    """The points (board mm) not within about half a thing's width of any `exclude` point."""
+    if exclude is None or not len(exclude) or not len(mm):
+        return mm
+    d = np.linalg.norm(mm[:, None] - np.asarray(exclude)[None], axis=2).min(axis=1)
+    return mm[d > 0.45 * diameter_mm]
 
 
 def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, regions=None,

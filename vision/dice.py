@@ -16,7 +16,7 @@ import math
 import cv2
 import numpy as np
 
-from .board import crop_model, dominant_angle, in_regions, proposals, suppress
+from .board import away_from, crop_model, dominant_angle, in_regions, proposals, suppress
 from .boardview import BoardView, crop_transform, sample_crop, square_quad
 from .classify import MODELS_DIR, ModelError, Pyramid, _net, preprocess
 from .types import DieReading, quad_of
@@ -113,8 +113,4 @@ def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
         px = px[in_regions(px, regions)]
         if not len(px):
             return np.zeros((0, 2))
-    mm = view.to_board(px)
-    if exclude is not None and len(exclude) and len(mm):
-        d = np.linalg.norm(mm[:, None] - np.asarray(exclude)[None], axis=2).min(axis=1)
-        mm = mm[d > 0.45 * DIE_MM]
-    return mm[:FINDER_LIMIT]
+    return away_from(view.to_board(px), exclude, DIE_MM)[:FINDER_LIMIT]

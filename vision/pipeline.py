@@ -163,6 +163,12 @@ def _centred_in(card: CardReading, regions) -> bool:
     return any(x0 <= cx < x1 and y0 <= cy < y1 for x0, y0, x1, y1 in regions)
 
 
+def _shifted(quad: np.ndarray, du: float, dv: float) -> np.ndarray:
+    """An outline moved by du of its width across and dv of its height along."""
+    q = np.asarray(quad, np.float64)
+    return q + du * (q[1] - q[0]) + dv * (q[3] - q[0])
+
+
 def _slots(owners: list[int]) -> list[tuple[int, int]]:
     """(owner, n-th crop of that owner) for each crop in order."""
     seen: dict[int, int] = {}
@@ -403,28 +409,18 @@ class Recognizer:
                 and c.card_prob < self.config.min_card_prob]
         if not todo:
             return
-        crops, index = [], []
-        for n, c in enumerate(todo):
-            q = np.asarray(c.det.quad, np.float64)
-            u, v = q[1] - q[0], q[3] - q[0]
-            for j, (du, dv) in enumerate(OUTLINE_SHIFTS):
-                moved = q + du * u + dv * v
-                for turn in (0, 2):
-                    crops.append(warp_crop(ctx.pyramid, rotate_quad(moved, turn), INDEX_REGION, CROP))
-                    index.append((n, j, turn))
-        probs = self._classify(crops, ["index"] * len(crops))
-        nc = probs.sum(axis=2)[:, none_i] + probs.sum(axis=2)[:, back_i]
-        best: dict[int, tuple[float, int]] = {}
-        for (n, j, _turn), p in zip(index, 1.0 - nc, strict=True):
-            if p > best.get(n, (0.0, -1))[0]:
-                best[n] = (float(p), j)
-        for n, (score, j) in best.items():
-            if score < OUTLINE_FOUND:
+        crops = [warp_crop(ctx.pyramid, rotate_quad(_shifted(c.det.quad, du, dv), turn), INDEX_REGION, CROP)
+                 for c in todo for du, dv in OUTLINE_SHIFTS for turn in (0, 2)]
+        probs = self._classify(crops, ["index"] * len(crops)).reshape(len(todo), len(OUTLINE_SHIFTS), 2,
+                                                                       len(CARD_CLASSES), 2)
+        q = probs.sum(axis=4)
+        is_card = (1.0 - q[..., none_i] - q[..., back_i]).max(axis=2)  # todo × shifts: the likelier corner
+        for c, p, score in zip(todo, probs, is_card, strict=True):
+            j = int(score.argmax())
+            if score[j] < OUTLINE_FOUND:
                 continue
-            c = todo[n]
             du, dv = OUTLINE_SHIFTS[j]
-            q = np.asarray(c.det.quad, np.float64)
-            moved = q + du * (q[1] - q[0]) + dv * (q[3] - q[0])
+            moved = _shifted(c.det.quad, du, dv)
             centre = moved.mean(axis=0)
             grid = c.det.grid
             if grid is not None:  # what is seen of the card, in the moved frame (colour reads from it)
@@ -433,8 +429,7 @@ class Recognizer:
                 grid = cv2.warpAffine(grid, m, (gu, gv), flags=cv2.INTER_LINEAR, borderValue=0.0)
             c.det = replace(c.det, quad=moved, centre=(float(centre[0]), float(centre[1])), grid=grid)
             c.crops = [("index", 0), ("index", 2)]
-            k0 = index.index((n, j, 0))
-            self._combine(c, [("index", probs[k0]), ("index", probs[k0 + 1])])
+            self._combine(c, [("index", p[j, 0]), ("index", p[j, 1])])
 
     def _orient(self, cards: list[_Card]) -> None:
         """A card's neighbours lying the same way vote on which way up it is (rows lie one way)."""
