@@ -155,3 +155,28 @@ def test_a_hidden_card_lies_like_its_whole_neighbour_in_a_row():
     assert math.degrees(out[2][1]) == pytest.approx(140.0)
     assert math.degrees(out[3][1]) == pytest.approx(90.0)
     assert out[0] is whole or math.degrees(out[0][1]) == pytest.approx(95.0)
+
+
+@pytest.mark.parametrize("deg", [30.0, 62.0, 118.0, 165.0])
+def test_a_partly_hidden_card_lies_along_its_free_edges(deg):
+    """A visible strip of a turned card: its edges against the table give its direction, even
+    where the network's direction says only "more across than along" (its sin 2θ was dead)."""
+    import math
+
+    import cv2
+
+    from vision.detect import _EdgeField
+
+    logits = np.full((80, 80), -8.0, np.float32)
+    th = math.radians(deg)
+    v, u = np.array([math.cos(th), math.sin(th)]), np.array([math.sin(th), -math.cos(th)])
+    c = np.array([40.0, 40.0])
+    strip = np.array([c - 5 * u - 16 * v, c + 5 * u - 16 * v, c + 5 * u + 16 * v, c - 5 * u + 16 * v])
+    mask = np.zeros((80 * 8, 80 * 8), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(strip * 8).astype(np.int32), 1)
+    inside = cv2.resize(mask.astype(np.float32), (80, 80), interpolation=cv2.INTER_AREA)
+    logits = np.where(inside > 0.5, 8.0, logits).astype(np.float32)
+    ys, xs = np.nonzero(inside > 0.5)
+    c2 = math.cos(2 * th)  # the network's cos 2θ is right, its sin 2θ says 0
+    found = math.degrees(_EdgeField(logits).direction(xs, ys, c2, 0.0))
+    assert abs((found - deg + 90) % 180 - 90) < 4.0
