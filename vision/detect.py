@@ -5,8 +5,10 @@ so that cards are about `TARGET_WIDTH` pixels wide and says, for every pixel of 
 grid: is a card face visible here, where is the centre of that card (even when the centre is
 hidden under another card), which way its long side runs, and how large it is. The rest is
 plain geometry: face pixels vote for their card's centre, peaks of the votes are cards, the
-pixels that voted for a peak are the visible part of that card, and the outline is the
-rectangle of the predicted size and direction around the peak. This splits touching cards,
+pixels that voted for a peak are the visible part of that card. A card seen whole is the
+rectangle fitted to its pixels (less the face map's bleed over its edges, a figure of the model
+kept in its sidecar `cardnet.json`); a partly hidden card is a rectangle of the table's card
+size round its voted centre, lying along its free edges. This splits touching cards,
 overlapping rows and fans, and piles (only the top card's face shows) the same way.
 
 The scale is found by cheap first passes at a few fixed reductions (the size channel), unless
@@ -91,9 +93,11 @@ class Detector:
             self.net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as exc:
             raise ModelError(f"cannot load model {path}: {exc}") from None
+        info = _model_info(path.with_suffix(".json"))
         if target_width is None:
-            target_width = _model_info(path.with_suffix(".json")).get("target_width", TARGET_WIDTH)
+            target_width = info.get("target_width", TARGET_WIDTH)
         self.target_width = float(target_width)
+        self.face_bleed = tuple(float(v) for v in info.get("face_bleed", (0.0, 0.0)))
         self.face_threshold = float(face_threshold)
 
     # -- network ------------------------------------------------------------------------
@@ -176,7 +180,7 @@ class Detector:
             out = first if abs(s / first.scale - 1) < 0.2 else self.run(image, s, window)
         else:
             out = self.run(image, self.scale_for(card_width), window)
-        dets = decode(out, image.shape[1], image.shape[0], self.face_threshold)
+        dets = decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed)
         if dets:
             card_width = float(np.median([d.size[0] for d in dets]))
         return dets, card_width
@@ -189,6 +193,9 @@ def _model_info(path: Path) -> dict:
     try:
         info = json.loads(path.read_text())
         float(info.get("target_width", TARGET_WIDTH))
+        bleed = [float(v) for v in info.get("face_bleed", (0.0, 0.0))]
+        if len(bleed) != 2:
+            raise ValueError("face_bleed: two numbers (output pixels across, along)")
     except (ValueError, TypeError, AttributeError) as exc:
         raise ModelError(f"cannot read {path}: {exc}") from None
     return info
@@ -206,8 +213,11 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) -> list[Detection]:
-    """Votes -> peaks -> instances -> outlines (image pixels)."""
+def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
+           face_bleed: tuple[float, float] = (0.0, 0.0)) -> list[Detection]:
+    """Votes -> peaks -> instances -> outlines (image pixels). `face_bleed`: how much wider and
+    taller than the card (output pixels) a rectangle fitted to its face pixels comes out: the
+    network's face map runs over the card's edges (a figure of the model, in its sidecar)."""
     maps = out.maps
     _, h, w = maps.shape
     face = maps[0] > _logit(face_threshold)
@@ -260,7 +270,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
         e1, e2 = box[1] - box[0], box[2] - box[1]
         long_edge = e1 if np.linalg.norm(e1) >= np.linalg.norm(e2) else e2
         rw, rh = sorted((r1 + 1.0, r2 + 1.0))  # pixel centres -> pixel extents
-        rw, rh = rw - FACE_BLEED[0], rh - FACE_BLEED[1]
+        rw, rh = rw - face_bleed[0], rh - face_bleed[1]
         inst.append((sel, n, (rx, ry), (rw, rh), long_edge))
 
     # The card size of this table, measured on cards seen whole: their pixels fill a
@@ -271,7 +281,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
         cw, ch = (float(np.median([w_ for w_, _h in whole])), float(np.median([h_ for _w, h_ in whole])))
 
     poses = []  # (centre, direction, width, height, seen whole) of each instance, output grid
-    edges = _EdgeField(maps[0])
+    edges = _EdgeField(maps[0])  # computed on first use
     for sel, n, (rx, ry), (rw, rh), long_edge in inst:
         if abs(rw / cw - 1) < 0.12 and abs(rh / ch - 1) < 0.12 and n > 0.8 * rw * rh:
             # Seen whole: the fitted rectangle is the outline.
@@ -322,10 +332,6 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5) 
     return _without_fragments(dets, frames)
 
 
-# The face map runs over a card's edges (the network's blur): rectangles fitted to a card's
-# face pixels are this much wider and taller (output pixels, median over 1 274 cards in full
-# view on train-pool tables; about 10 % of a card) than the card.
-FACE_BLEED = (2.2, 2.7)
 EDGE_SIGMA = 1.5  # output pixels
 EDGE_SURE = 0.35  # agreement of a card's edge directions (0..1) needed to prefer them to the network's
 
@@ -337,24 +343,30 @@ class _EdgeField:
     little of a narrow strip and are biased toward the picture's axes."""
 
     def __init__(self, face_logits: np.ndarray):
-        prob = (1.0 / (1.0 + np.exp(-np.clip(face_logits, -20, 20)))).astype(np.float32)
-        # Smoothed first: on the coarse grid a turned edge is a staircase, whose raw gradients
-        # point along the axes and the diagonals (which cancel in the quarter-turn average).
-        prob = cv2.GaussianBlur(prob, (0, 0), EDGE_SIGMA)
-        self.gx = cv2.Sobel(prob, cv2.CV_32F, 1, 0, ksize=3)
-        self.gy = cv2.Sobel(prob, cv2.CV_32F, 0, 1, ksize=3)
+        self.logits = face_logits
+        self._grad: tuple[np.ndarray, np.ndarray] | None = None
+
+    def gradient(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._grad is None:
+            prob = (1.0 / (1.0 + np.exp(-np.clip(self.logits, -20, 20)))).astype(np.float32)
+            # Smoothed first: on the coarse grid a turned edge is a staircase, whose raw gradients
+            # point along the axes and the diagonals (which cancel in the quarter-turn average).
+            prob = cv2.GaussianBlur(prob, (0, 0), EDGE_SIGMA)
+            self._grad = cv2.Sobel(prob, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(prob, cv2.CV_32F, 0, 1, ksize=3)
+        return self._grad
 
     def direction(self, xs: np.ndarray, ys: np.ndarray, c2: float, s2: float) -> float:
         """Long-side direction (radians, [0, π)) of the card owning pixels xs, ys; c2, s2: the
         network's cos 2θ, sin 2θ there."""
         net = (0.5 * math.atan2(s2, c2)) % math.pi
-        h, w = self.gx.shape
+        gx_all, gy_all = self.gradient()
+        h, w = gx_all.shape
         x0, y0 = max(0, int(xs.min()) - 2), max(0, int(ys.min()) - 2)
         x1, y1 = min(w, int(xs.max()) + 3), min(h, int(ys.max()) + 3)
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
         mask[ys - y0, xs - x0] = 1
-        ring = cv2.dilate(mask, np.ones((3, 3), np.uint8), iterations=2) > 0
-        gx, gy = self.gx[y0:y1, x0:x1][ring], self.gy[y0:y1, x0:x1][ring]
+        near = cv2.dilate(mask, np.ones((3, 3), np.uint8), iterations=2) > 0  # its pixels and 2 round them
+        gx, gy = gx_all[y0:y1, x0:x1][near], gy_all[y0:y1, x0:x1][near]
         m2 = gx * gx + gy * gy
         total = float(m2.sum())
         if total < 1e-6:

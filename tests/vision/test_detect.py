@@ -137,6 +137,33 @@ def test_the_card_size_the_detector_reads_best_comes_with_its_model(tmp_path):
     (tmp_path / "cardnet.json").write_text('{"target_width": "wide"}')
     with pytest.raises(ModelError, match="cardnet.json"):
         Detector(models_dir=tmp_path)
+    assert Detector().face_bleed[0] > 1.0  # the shipped model's face map runs over card edges
+    (tmp_path / "cardnet.json").write_text('{"target_width": 48, "face_bleed": [2.5, 3.0]}')
+    assert Detector(models_dir=tmp_path).face_bleed == (2.5, 3.0)
+    (tmp_path / "cardnet.json").write_text('{"target_width": 48, "face_bleed": [2.5]}')
+    with pytest.raises(ModelError, match="face_bleed"):
+        Detector(models_dir=tmp_path)
+
+
+def test_a_card_seen_whole_is_its_face_pixels_less_the_bleed_over_its_edges():
+    """The face map of a card 18 × 27 output pixels wide, bleeding 2 pixels past its edges."""
+    from vision.detect import OFFSET_SCALE, NetOutput
+
+    maps = np.zeros((7, 50, 50), np.float32)
+    maps[0] = -10
+    ys, xs = np.mgrid[10:41, 15:37]  # 22 × 31 face pixels, centre (25.5, 25)
+    maps[0][ys, xs] = 10
+    maps[1][ys, xs] = (25.5 - xs) / OFFSET_SCALE
+    maps[2][ys, xs] = (25.0 - ys) / OFFSET_SCALE
+    maps[3][ys, xs] = -1.0
+    maps[5][ys, xs] = np.log(18 / OFFSET_SCALE)
+    maps[6][ys, xs] = np.log(27 / OFFSET_SCALE)
+    out = NetOutput(maps, 0.5, (0, 0))
+    (raw,) = decode(out, 200, 200)
+    (card,) = decode(out, 200, 200, face_bleed=(4.0, 4.0))
+    assert raw.size == pytest.approx((4 * 22, 4 * 31), abs=0.5)  # image pixels: 2 / scale 0.5 per output pixel
+    assert card.size == pytest.approx((4 * 18, 4 * 27), abs=0.5)
+    assert card.centre == pytest.approx(raw.centre)
 
 
 def test_a_hidden_card_lies_like_its_whole_neighbour_in_a_row():
