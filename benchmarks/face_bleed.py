@@ -54,8 +54,9 @@ def main(argv=None) -> None:
                 continue
             q = np.asarray(t["corners"], float)
             w, h = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
-            d = min(dets, key=lambda d: np.linalg.norm(np.asarray(d.centre) - q.mean(axis=0)))
-            if np.linalg.norm(np.asarray(d.centre) - q.mean(axis=0)) < 0.15 * w:
+            dist = [np.linalg.norm(np.asarray(d.centre) - q.mean(axis=0)) for d in dets]
+            d = dets[int(np.argmin(dist))]
+            if min(dist) < 0.15 * w:
                 excess.append(((d.size[0] - w) * s / 2.0, (d.size[1] - h) * s / 2.0, d.size[0] / w, d.size[1] / h))
     e = np.array(excess)
     out = {"cards": len(e), "face_bleed": [round(float(np.median(e[:, 0])), 2), round(float(np.median(e[:, 1])), 2)],

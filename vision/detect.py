@@ -94,10 +94,8 @@ class Detector:
         except cv2.error as exc:
             raise ModelError(f"cannot load model {path}: {exc}") from None
         info = _model_info(path.with_suffix(".json"))
-        if target_width is None:
-            target_width = info.get("target_width", TARGET_WIDTH)
-        self.target_width = float(target_width)
-        self.face_bleed = tuple(float(v) for v in info.get("face_bleed", (0.0, 0.0)))
+        self.target_width = float(info["target_width"] if target_width is None else target_width)
+        self.face_bleed: tuple[float, float] = info["face_bleed"]
         self.face_threshold = float(face_threshold)
 
     # -- network ------------------------------------------------------------------------
@@ -187,18 +185,19 @@ class Detector:
 
 
 def _model_info(path: Path) -> dict:
-    """The detector's sidecar (the card width it was trained to read best); none: the defaults."""
-    if not path.is_file():
-        return {}
-    try:
-        info = json.loads(path.read_text())
-        float(info.get("target_width", TARGET_WIDTH))
-        bleed = [float(v) for v in info.get("face_bleed", (0.0, 0.0))]
-        if len(bleed) != 2:
-            raise ValueError("face_bleed: two numbers (output pixels across, along)")
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise ModelError(f"cannot read {path}: {exc}") from None
-    return info
+    """The detector's sidecar: the card width it was trained to read best and its face map's
+    bleed past card edges; a missing file gives the defaults."""
+    if path.is_file():
+        try:
+            info = json.loads(path.read_text())
+            target_width = float(info.get("target_width", TARGET_WIDTH))
+            bleed = tuple(float(v) for v in info.get("face_bleed", (0.0, 0.0)))
+            if len(bleed) != 2:
+                raise ValueError("face_bleed: two numbers (output pixels across, along)")
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ModelError(f"cannot read {path}: {exc}") from None
+        return {**info, "target_width": target_width, "face_bleed": bleed}
+    return {"target_width": TARGET_WIDTH, "face_bleed": (0.0, 0.0)}
 
 
 def _spans(n: int, core: int) -> list[tuple[int, int]]:
