@@ -294,6 +294,8 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
             th = edges.direction(xs[sel], ys[sel], c2, s2)
             poses.append((np.array([np.median(vx[sel]), np.median(vy[sel])]), th, cw, ch, False))
     poses = _aligned_with_neighbours(poses, ch)
+    poses = [pose if pose[4] else _placed_by_free_edges(pose, xs[sel], ys[sel], face, face_bleed)
+             for pose, (sel, *_rest) in zip(poses, inst, strict=True)]
 
     dets = []
     frames: list[tuple] = []  # (frame, own pixels) of each detection, output grid
@@ -379,6 +381,52 @@ class _EdgeField:
         if math.cos(2 * alpha) * c2 + math.sin(2 * alpha) * s2 < 0:
             alpha += math.pi / 2
         return alpha % math.pi
+
+
+FREE_FACE = 0.5  # share of face pixels just past a side above which that side is covered, not free
+FREE_SHIFT = 0.15  # largest move of a voted centre (card sizes) that the free edges may make
+
+
+def _placed_by_free_edges(pose: tuple, xs: np.ndarray, ys: np.ndarray, face: np.ndarray,
+                          bleed: tuple[float, float]) -> tuple:
+    """A partly hidden card's centre from where its face meets the table. Along each of the
+    card's axes, its own pixels end either at a free edge (the table lies beyond) or where
+    another card covers it (face continues beyond). One free side and one covered side: the
+    centre is half a card in from the free one. Both sides free and the extent a card's: the
+    middle. On a narrow strip the voted centre is typically a few hundredths of a card off
+    (measured: median 0.04 widths, 0.013 heights), enough to cut the corner index; the free
+    edges are where the map is sharpest. Only small moves are made: larger ones were wrong more
+    often than right on held-out tables (+0.6 points exact at 0.15, less beyond)."""
+    c, th, wj, hj, whole = pose
+    v = np.array([math.cos(th), math.sin(th)])
+    u = np.array([math.sin(th), -math.cos(th)])
+    rel = np.stack([xs - c[0], ys - c[1]], 1).astype(np.float64)
+    h, w = face.shape
+    shift = np.zeros(2)
+    for k, (axis, size, b) in enumerate(((u, wj, bleed[0]), (v, hj, bleed[1]))):
+        t = rel @ axis
+        lo, hi = float(t.min()) - 0.5 + b / 2, float(t.max()) + 0.5 - b / 2  # the card's extent seen
+        free = []
+        for side, end in ((-1, lo), (1, hi)):
+            edge = np.abs(t - end) < 1.5 + b / 2  # own pixels along this side
+            px = c[None] + rel[edge] + side * (2.0 + b / 2) * axis[None]  # just past it
+            ix, iy = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
+            inb = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+            if inb.mean() < 0.7:
+                free.append(None)  # past the picture's border: unknown
+                continue
+            free.append(bool(face[iy[inb], ix[inb]].mean() < FREE_FACE))
+        if free == [True, False]:
+            mid = lo + size / 2
+        elif free == [False, True]:
+            mid = hi - size / 2
+        elif free == [True, True] and abs((hi - lo) / size - 1) < 0.15:
+            mid = (lo + hi) / 2
+        else:
+            continue
+        if abs(mid) < FREE_SHIFT * size:  # larger moves were wrong more often than right
+            shift[k] = mid
+    return (c + shift[0] * u + shift[1] * v, th, wj, hj, whole)
 
 
 ROW_ANGLE_DEG = 12.0  # a hidden card within this of a whole neighbour's direction lies as it does

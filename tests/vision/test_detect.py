@@ -207,3 +207,30 @@ def test_a_partly_hidden_card_lies_along_its_free_edges(deg):
     c2 = math.cos(2 * th)  # the network's cos 2θ is right, its sin 2θ says 0
     found = math.degrees(_EdgeField(logits).direction(xs, ys, c2, 0.0))
     assert abs((found - deg + 90) % 180 - 90) < 4.0
+
+
+def test_a_hidden_card_is_placed_half_a_card_in_from_its_free_edges():
+    """A strip of a card 18 × 27 output pixels, the rest under a card on its right. Its free left
+    edge and its top and bottom edges place it, the voted centre being a little off. With
+    another card's strip beyond its left edge too, which side is its own edge is unknown: the
+    vote stays across, the top and bottom still place it down the card."""
+    import math
+
+    from vision.detect import _placed_by_free_edges
+
+    face = np.zeros((60, 50), bool)
+    face[17:44, 11:17] = True  # the hidden card's strip: card pixels x 11..28, y 17..43 (centre 19.5, 30)
+    face[17:44, 17:35] = True  # the card lying over it
+    ys, xs = np.nonzero(face[:, :17])
+    vote = (np.array([21.5, 28.0]), math.pi / 2, 18.0, 27.0, False)  # off by 0.11 widths, 0.07 heights
+    placed = _placed_by_free_edges(vote, xs, ys, face, (0.0, 0.0))
+    assert placed[0] == pytest.approx([19.5, 30.0], abs=0.01)
+    assert placed[1:] == vote[1:]
+
+    face[17:44, 3:11] = True  # a card under it on the left
+    placed = _placed_by_free_edges(vote, xs, ys, face, (0.0, 0.0))
+    assert placed[0] == pytest.approx([21.5, 30.0], abs=0.01)
+
+    far = (np.array([25.0, 30.0]), math.pi / 2, 18.0, 27.0, False)  # 0.3 widths off: not trusted
+    face[17:44, 3:11] = False
+    assert _placed_by_free_edges(far, xs, ys, face, (0.0, 0.0))[0] == pytest.approx([25.0, 30.0])
