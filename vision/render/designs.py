@@ -30,6 +30,7 @@ CARD_TEMPLATES: dict[str, str] = {
     "retro": "train",
     "pattern": "train",
     "thick-frame": "train",
+    "collage": "train",  # random ink shapes (bands, corners, rules): variety, not any one printing
     "corner-blocks": "holdout",
     "gradient-shadow": "holdout",
     "edge-stripe": "holdout",
@@ -84,7 +85,8 @@ class Design:
     card_h: float = 91.0
     corner_mm: float = 3.5
     # Card face
-    background: str = "plain"  # plain|tint|solid|gradient|pattern|blobs|bands|diagonal|corner_blocks|edge_stripe
+    # plain|tint|solid|gradient|pattern|blobs|bands|diagonal|corner_blocks|edge_stripe|collage
+    background: str = "plain"
     bg_strength: float = 0.2
     pattern: str = "dots"  # dots|stripes|diamonds|waves|grid
     frame: str = "none"  # none|line|double|thick
@@ -290,6 +292,10 @@ def _apply_card_template(d: Design, rng: np.random.Generator) -> Design:
         ch = {"background": str(rng.choice(["plain", "tint"])), "bg_strength": 0.1, "frame": "thick",
                   "frame_width": float(rng.uniform(0.07, 0.12)), "index_on_colour": True, "indices": "tl_br",
                   "numeral_style": str(rng.choice(["fill", "outline_dark"]))}
+    elif t == "collage":
+        ch = {"background": "collage", "index_on_colour": True, "indices": str(rng.choice(["tl_br", "four"])),
+              "numeral_style": str(rng.choice(["fill", "outline_dark", "shadow"])),
+              "frame": str(rng.choice(["none", "line"], p=[0.7, 0.3]))}
     elif t == "corner-blocks":
         ch = {"background": "corner_blocks", "index_on_colour": True, "indices": "four",
                   "numeral_style": str(rng.choice(["fill", "shadow"])), "bg_strength": float(rng.uniform(0.2, 0.3))}

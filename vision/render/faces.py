@@ -326,6 +326,8 @@ def _background(img: np.ndarray, d: Design, W: int, H: int, ink: Colour, card_ke
         for cx, cy in ((0, 0), (W, H), (W, 0), (0, H)):
             draw.paint(img, area * draw.ellipse(H, W, cx, cy, rr, rr), ink)
         on_colour = WHITE
+    elif bg == "collage":
+        on_colour = _collage(img, area, d, W, H, ink)
     elif bg == "edge_stripe":
         sw = s * W
         draw.paint(img, area * draw.rounded_rect(H, W, -10, -10, m + sw, H + 10, 0.5), ink)
@@ -335,6 +337,60 @@ def _background(img: np.ndarray, d: Design, W: int, H: int, ink: Colour, card_ke
     if d.frame == "thick":
         on_colour = WHITE
     return on_colour
+
+
+def _collage(img, area, d: Design, W, H, ink) -> Colour | None:
+    """Decorative ink shapes drawn at random per design: bands along edges, corner shapes, rules
+    beside the index, a split field. Not modelled on any printing: it teaches the reader that ink
+    beside or under an index is not a digit. Returns WHITE when the index lands on solid ink."""
+    rng = _rng(d, "collage")
+    solid = rng.random() < 0.6
+    col = ink if solid else _light(ink, d.stock, float(rng.uniform(0.25, 0.6)))
+    m = np.zeros((H, W), np.float32)
+    for kind in rng.choice(["bands", "corners", "rules", "split"], size=int(rng.integers(1, 3)), replace=False):
+        if kind == "bands":
+            bw = float(rng.uniform(0.05, 0.28))
+            if rng.random() < 0.6:  # along the long edges
+                shapes = [draw.rounded_rect(H, W, -10, -10, bw * W, H + 10, 0.5),
+                          draw.rounded_rect(H, W, W - bw * W, -10, W + 10, H + 10, 0.5)]
+            else:
+                shapes = [draw.rounded_rect(H, W, -10, -10, W + 10, bw * H, 0.5),
+                          draw.rounded_rect(H, W, -10, H - bw * H, W + 10, H + 10, 0.5)]
+        elif kind == "corners":
+            r = float(rng.uniform(0.18, 0.45)) * W
+            shape = str(rng.choice(["round", "square", "triangle"]))
+            shapes = []
+            for cx, cy in ((0, 0), (W, H)) if rng.random() < 0.6 else ((0, 0), (W, H), (W, 0), (0, H)):
+                if shape == "round":
+                    shapes.append(draw.ellipse(H, W, cx, cy, r, r))
+                elif shape == "square":
+                    shapes.append(draw.rounded_rect(H, W, cx - r, cy - r, cx + r, cy + r, 0.15 * r))
+                else:
+                    shapes.append(draw.polygon(H, W, [(cx, cy), (abs(cx - 1.4 * r), cy), (cx, abs(cy - 1.4 * r))]))
+        elif kind == "rules":  # thin lines a little way in from the edges, beside the index
+            t = float(rng.uniform(0.01, 0.03)) * W
+            o = float(rng.uniform(0.2, 0.32)) * W
+            shapes = [draw.rounded_rect(H, W, o, -10, o + t, H + 10, 0.5),
+                      draw.rounded_rect(H, W, W - o - t, -10, W - o, H + 10, 0.5)]
+            if rng.random() < 0.5:
+                shapes += [draw.rounded_rect(H, W, -10, o, W + 10, o + t, 0.5),
+                           draw.rounded_rect(H, W, -10, H - o - t, W + 10, H - o, 0.5)]
+        else:  # one half of the card (diagonally or across) in a pale tint, under the numeral
+            if rng.random() < 0.5:
+                half = draw.polygon(H, W, [(0, 0), (W, 0), (0, H)])
+            else:
+                half = draw.rounded_rect(H, W, -10, -10, W + 10, float(rng.uniform(0.3, 0.5)) * H, 0.5)
+            draw.paint(img, area * half, _light(ink, d.stock, float(rng.uniform(0.15, 0.35))))
+            shapes = []
+        for s in shapes:
+            np.maximum(m, s, out=m)
+    # The index must stay legible: white on solid ink it covers, ink where it is clear; a shape
+    # that only clips the index is printed as a pale tint instead.
+    under_index = float(m[int(0.03 * H):int(0.17 * H), int(0.05 * W):int(0.25 * W)].mean())
+    if solid and not (under_index > 0.9 or under_index < 0.05):
+        solid, col = False, _light(ink, d.stock, float(rng.uniform(0.25, 0.5)))
+    draw.paint(img, area * m, col)
+    return WHITE if solid and under_index > 0.9 else None
 
 
 def _frame(img, d: Design, W, H, ink):

@@ -284,9 +284,9 @@ def _idx_regions_canonical(card: dict, design) -> list:
 
 
 def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, scene_dir, per_face = args
+    seed, scene_dir, per_face, template = args
     rng = np.random.default_rng([seed, 17])
-    design = random_design(rng, "train")
+    design = random_design(rng, "train", template=template)
     bg = Backgrounds(scene_dir, rng, n=6)
     cards = card_set(rng)
     faces = [render_card(c, design, FACE_H) for c in cards]
@@ -404,13 +404,14 @@ def main(argv=None) -> None:
     ap.add_argument("--from-scenes", action="store_true")
     ap.add_argument("--jitter", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
     a = ap.parse_args(argv)
     if a.from_scenes:
         jobs = [(p, a.jitter) for p in sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))]
         fn = scene_crops
         groups = list(range(len(jobs)))
     else:
-        jobs = [(a.seed0 + i, a.scenes, a.per_face) for i in range(a.designs)]
+        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template) for i in range(a.designs)]
         fn = synth_design
         groups = [a.seed0 + i for i in range(a.designs)]
     X, Y, K, G = [], [], [], []

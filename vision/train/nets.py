@@ -9,6 +9,7 @@ upsampling, concatenation, global average pooling, a final 1×1 convolution.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -35,6 +36,46 @@ class CropNet(nn.Module):
     def forward_both(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         f = self.features(x)
         return self.head(f).flatten(1), f.flatten(1)
+
+
+def crop_net_from_onnx(path: str, n_out: int) -> CropNet:
+    """A CropNet holding the weights of an exported one. The export folded each batch norm into
+    its convolution, so the norms come back as identities (mean 0, variance 1 - eps, scale 1):
+    fine-tune such a net with its norms frozen (`freeze_norms`), or its batch statistics would
+    replace the folded ones."""
+    import onnx
+    from onnx import numpy_helper
+
+    init = {t.name: numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer}
+    convs = [(init[k], init[k2]) for k, k2 in _folded_pairs(init)]
+    net = CropNet(n_out)
+    layers = [m for m in net.features if isinstance(m, nn.Sequential)]
+    if len(layers) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, CropNet has {len(layers)}")
+    with torch.no_grad():
+        for (w, b), block in zip(convs, layers, strict=True):
+            conv, bn = block[0], block[1]
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(b)))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        net.head.weight.copy_(torch.from_numpy(np.array(init["net.head.weight"])))
+        net.head.bias.copy_(torch.from_numpy(np.array(init["net.head.bias"])))
+    return net
+
+
+def _folded_pairs(init: dict) -> list[tuple[str, str]]:
+    """(weight, bias) names of the folded convolutions, in graph order (4-d weight, then its bias)."""
+    names = [k for k in init if not k.startswith("net.head")]
+    return [(a, b) for a, b in zip(names, names[1:], strict=False) if init[a].ndim == 4 and init[b].ndim == 1]
+
+
+def freeze_norms(model: nn.Module) -> None:
+    """Batch norms to eval mode (running statistics), the rest left as it is."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 class _Both(nn.Module):

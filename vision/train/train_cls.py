@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from vision.classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, MODELS_DIR, preprocess
-from vision.train.nets import CropNet, export_onnx
+from vision.train.nets import CropNet, crop_net_from_onnx, export_onnx, freeze_norms
 
 
 def load(patterns: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -97,7 +97,7 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=str(MODELS_DIR))
     ap.add_argument("--name", default="cards")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--init", default=None, help="start from this state dict (fine-tuning)")
+    ap.add_argument("--init", default=None, help="start from this state dict or exported .onnx (fine-tuning)")
     ap.add_argument("--per-epoch", type=int, default=0, help="samples drawn per epoch (0: all)")
     ap.add_argument("--ckpt", default="/work/data/cards.pt")
     a = ap.parse_args(argv)
@@ -113,7 +113,10 @@ def main(argv=None) -> None:
     print(f"train {len(Ytr)}  val {len(Yva)}  classes {len(CARD_CLASSES)}", flush=True)
     n_out = len(CARD_CLASSES) * 2
     model = CropNet(n_out)
-    if a.init:
+    frozen = bool(a.init and a.init.endswith(".onnx"))  # an export: norms folded, kept frozen
+    if frozen:
+        model = crop_net_from_onnx(a.init, n_out)
+    elif a.init:
         model.load_state_dict(torch.load(a.init))
     print("parameters", sum(p.numel() for p in model.parameters()), flush=True)
     model = model.to(memory_format=torch.channels_last)  # oneDNN convolutions run ~1.7x faster on CPU
@@ -124,6 +127,8 @@ def main(argv=None) -> None:
     step = 0
     for ep in range(a.epochs):
         model.train()
+        if frozen:
+            freeze_norms(model)
         t0 = time.time()
         order = rng.permutation(len(Ytr))[:per_epoch]
         tot = 0.0
