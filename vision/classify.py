@@ -14,6 +14,7 @@ other readers (11! tiles, Numeri tokens) can ship their own model and reuse this
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import threading
@@ -180,6 +181,8 @@ class Classifier:
         if not onnx.is_file():
             raise ModelError(f"model file {onnx} is missing")
         self.net = _net(str(onnx))
+        # Which network made a deck profile's features: prototypes of another one mean nothing.
+        self.fingerprint = hashlib.sha256(onnx.read_bytes()).hexdigest()[:16]
         self.temperature = float(temperature if temperature is not None else self.info.temperature)
         self.index = {c: i for i, c in enumerate(self.info.classes)}
 

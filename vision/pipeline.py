@@ -18,6 +18,7 @@ image, its pyramid, the classifier, the card detections (computed on first use) 
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Iterable
@@ -32,6 +33,8 @@ from .colour import SUITS, card_white, read_colour, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
+
+log = logging.getLogger(__name__)
 
 GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
@@ -208,6 +211,12 @@ class Recognizer:
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
         self.card_width: float | None = getattr(profile, "card_width_px", None) if profile is not None else None
+        # A profile taught with another classifier (an update shipped since) keeps its inks and
+        # card size; its prototypes, features of the old network, would pull readings astray.
+        self.prototypes = profile is not None and getattr(profile, "features", "") == self.classifier.fingerprint
+        if profile is not None and not self.prototypes:
+            log.warning("deck profile %r was taught with another card classifier: its taught shapes are not "
+                        "used (its inks and card size are); teach the deck again", getattr(profile, "name", "?"))
         self._last: Observation | None = None
 
     # -- detection --------------------------------------------------------------------------
@@ -356,7 +365,7 @@ class Recognizer:
         if not crops:
             return np.zeros((0, len(CARD_CLASSES), 2))
         logits, feats = self.classifier.run(np.stack(crops))
-        if self.profile is not None:
+        if self.prototypes:
             k = np.array([0 if x == "card" else 1 for x in kinds], np.int8)
             logits = self.profile.adjust(logits, feats, k, self.classifier.temperature)
         return self.classifier.to_probs(logits)

@@ -50,6 +50,7 @@ class DeckProfile:
     proto_kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # WHOLE or INDEX
     created: str = ""
     strength: float = 12.0  # how strongly prototypes pull the readings (logit units per cosine)
+    features: str = ""  # fingerprint of the classifier whose features the prototypes are
 
     # -- storage ------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -58,7 +59,8 @@ class DeckProfile:
         meta = {"version": VERSION, "name": self.name, "game": self.game, "classes": self.classes,
                 "card_aspect": self.card_aspect, "card_width_px": self.card_width_px,
                 "inks": {k: [round(float(a), 3), round(float(b), 3)] for k, (a, b) in self.inks.items()},
-                "strength": self.strength, "created": self.created, "prototypes": int(len(self.proto_labels))}
+                "strength": self.strength, "created": self.created, "prototypes": int(len(self.proto_labels)),
+                "features": self.features}
         np.savez_compressed(folder / "prototypes.npz", feats=self.proto_feats.astype(np.float16),
                             labels=self.proto_labels, kinds=self.proto_kinds)
         tmp = folder / "profile.json.tmp"
@@ -131,7 +133,8 @@ def load_profile(path: str | Path) -> DeckProfile:
     return DeckProfile(name=str(meta["name"]), game=meta.get("game"), classes=list(meta["classes"]),
                        card_aspect=meta.get("card_aspect"), card_width_px=meta.get("card_width_px"), inks=inks,
                        proto_feats=feats, proto_labels=labels.astype(np.int32), proto_kinds=kinds.astype(np.int8),
-                       created=str(meta.get("created", "")), strength=float(meta.get("strength", 12.0)))
+                       created=str(meta.get("created", "")), strength=float(meta.get("strength", 12.0)),
+                       features=str(meta.get("features", "")))
 
 
 # ----------------------------------------------------------------------------------------
@@ -212,7 +215,8 @@ def teach(recognizer, images: list[np.ndarray], drafts: list[list[dict]], labels
     return DeckProfile(name=name, game=recognizer.game, classes=sorted(classes, key=CARD_CLASSES.index),
                        card_aspect=float(np.median(aspects)), card_width_px=float(np.median(widths)), inks=inks,
                        proto_feats=np.concatenate(feats).astype(np.float32), proto_labels=np.array(labs, np.int32),
-                       proto_kinds=np.array(kinds, np.int8), created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+                       proto_kinds=np.array(kinds, np.int8), created=time.strftime("%Y-%m-%dT%H:%M:%S"),
+                       features=clf.fingerprint)
 
 
 def _ink_ab(pix: np.ndarray) -> np.ndarray:

@@ -80,3 +80,26 @@ def test_empty_profile_changes_nothing():
     p = DeckProfile(name="empty", game=None, classes=[])
     logits = np.random.default_rng(0).normal(size=(3, 212)).astype(np.float32)
     assert np.array_equal(p.adjust(logits, None, np.zeros(3, np.int8), 1.0), logits)
+
+
+def test_a_profile_taught_with_another_classifier_keeps_its_inks_not_its_shapes(taught, tmp_path, caplog):
+    """Prototypes are features of the network that taught them: after a classifier update they
+    would pull readings toward meaningless points. Such a profile still names colours by its inks."""
+    _design, profile, folder = taught
+    rec = Recognizer("elfer-raus", profile=load_profile(folder))
+    assert profile.features == rec.classifier.fingerprint and rec.prototypes
+    meta = json.loads((folder / "profile.json").read_text())
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "profile.json").write_text(json.dumps({**meta, "features": "0" * 16}))
+    (old / "prototypes.npz").write_bytes((folder / "prototypes.npz").read_bytes())
+    with caplog.at_level("WARNING"):
+        stale = Recognizer("elfer-raus", profile=load_profile(old))
+    assert not stale.prototypes and "teach the deck again" in caplog.text
+    assert stale.profile.inks == rec.profile.inks and stale.card_width == rec.card_width
+
+    crops = list(np.random.default_rng(3).integers(0, 255, (6, 32, 32, 3), dtype=np.uint8))
+    kinds = ["card", "index"] * 3
+    plain = Recognizer("elfer-raus")._classify(crops, kinds)
+    assert np.array_equal(stale._classify(crops, kinds), plain)
+    assert not np.allclose(rec._classify(crops, kinds), plain)
