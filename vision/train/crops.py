@@ -136,10 +136,14 @@ def _resized(face: np.ndarray, width: float) -> np.ndarray:
     return cv2.resize(face, (max(4, int(round(w * s))), max(4, int(round(h * s)))), interpolation=cv2.INTER_AREA)
 
 
-def photograph(rng: np.random.Generator, face: np.ndarray, others: list[np.ndarray], bg: Backgrounds):
+WIDTHS = (45.0, 170.0)  # card widths (pixels) photographed, drawn log-uniformly
+
+
+def photograph(rng: np.random.Generator, face: np.ndarray, others: list[np.ndarray], bg: Backgrounds,
+               widths: tuple[float, float] = WIDTHS):
     """One synthetic photo around `face`: (image, true quad TL,TR,BR,BL, own visible mask)."""
     fh, fw = face.shape[:2]
-    width = float(np.exp(rng.uniform(np.log(45), np.log(170))))
+    width = float(np.exp(rng.uniform(np.log(widths[0]), np.log(widths[1]))))
     height = width * fh / fw
     size = int(math.hypot(width, height) * rng.uniform(1.25, 1.7)) + 8
     canvas = bg.sample(rng, size, size).astype(np.float32)
@@ -284,7 +288,7 @@ def _idx_regions_canonical(card: dict, design) -> list:
 
 
 def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, scene_dir, per_face, template = args
+    seed, scene_dir, per_face, template, widths = args
     rng = np.random.default_rng([seed, 17])
     design = random_design(rng, "train", template=template)
     bg = Backgrounds(scene_dir, rng, n=6)
@@ -294,7 +298,7 @@ def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for card, face in zip(cards, faces, strict=True):
         regs = _idx_regions_canonical(card if card.get("object") != "back" else {"kind": "number"}, design)
         for _ in range(per_face):
-            img, quad, own = photograph(rng, face, faces, bg)
+            img, quad, own = photograph(rng, face, faces, bg, widths)
             centre = region_visible(own, quad, (0.2, 0.25, 0.8, 0.75))
             for x, y, k in crops_for(rng, Pyramid(img), quad, own, card, regs, centre):
                 X.append(x)
@@ -302,7 +306,7 @@ def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 K.append(k)
         # Negatives: table patches with a card-shaped outline somewhere.
     for _ in range(per_face * 4):
-        w = float(np.exp(rng.uniform(np.log(45), np.log(170))))
+        w = float(np.exp(rng.uniform(np.log(widths[0]), np.log(widths[1]))))
         size = int(w * 2.2)
         img = bg.sample(rng, size, size, clean=rng.random() < 0.8)
         img = _light_and_camera(rng, img.astype(np.float32), w)
@@ -405,13 +409,14 @@ def main(argv=None) -> None:
     ap.add_argument("--jitter", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
+    ap.add_argument("--widths", type=float, nargs=2, default=WIDTHS, help="synthetic: card widths in pixels (min max)")
     a = ap.parse_args(argv)
     if a.from_scenes:
         jobs = [(p, a.jitter) for p in sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))]
         fn = scene_crops
         groups = list(range(len(jobs)))
     else:
-        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template) for i in range(a.designs)]
+        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths)) for i in range(a.designs)]
         fn = synth_design
         groups = [a.seed0 + i for i in range(a.designs)]
     X, Y, K, G = [], [], [], []
