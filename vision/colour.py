@@ -160,3 +160,31 @@ def ink_ab(pix: np.ndarray, white: np.ndarray | None = None) -> np.ndarray:
     sel = c >= max(MIN_CHROMA * 0.5, 0.6 * np.percentile(c, 97))
     wt = c[sel] ** 2 + 1e-6
     return np.array([(lab[sel, 1] * wt).sum() / wt.sum(), (lab[sel, 2] * wt).sum() / wt.sum()])
+
+
+TABLE_CARDS = 6  # coloured cards needed before a table's own inks are trusted
+SUIT_CARDS = 2  # cards of a colour needed to place its ink
+INK_SPREAD = 10.0  # largest median distance (a*, b*) of a colour's cards from their median ink
+
+
+def table_inks(readings: list[tuple[ColourReading, np.ndarray]]) -> dict[str, tuple[float, float]]:
+    """The inks of the deck on this table, from a first reading of its cards by hue sectors:
+    the median (a*, b*) of each colour's cards. One printing's green may sit near the sector
+    border with yellow while its yellow sits well inside: named again by the nearest of the
+    table's own inks, a card of either is told apart by chroma as well as hue. Empty when the
+    table shows too few cards to say (the sectors stand)."""
+    named = [(r.name, ink_ab(pix, np.asarray(r.white, np.float32))) for r, pix in readings
+             if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
+    if len(named) < TABLE_CARDS:
+        return {}
+    out = {}
+    for suit in SUITS:
+        ab = [v for n, v in named if n == suit]
+        if len(ab) >= SUIT_CARDS:
+            pts = np.stack(ab)
+            m = np.median(pts, axis=0)
+            # A colour whose cards scatter is two inks under one name (a first reading gone
+            # wrong under a strong lamp): no reference rather than a false one.
+            if float(np.median(np.linalg.norm(pts - m, axis=1))) <= INK_SPREAD:
+                out[suit] = (float(m[0]), float(m[1]))
+    return out if len(out) >= 2 else {}

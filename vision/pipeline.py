@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from .classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Classifier, Pyramid, rotate_quad, warp_crop
-from .colour import SUITS, card_white, read_colour, table_white
+from .colour import SUITS, card_white, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
@@ -44,6 +44,7 @@ COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its c
 # index shows no card there, and how sure the index at the best of them must be of a card.
 OUTLINE_SHIFTS = ((-0.2, 0.0), (-0.1, 0.0), (0.1, 0.0), (0.2, 0.0), (0.0, -0.06), (0.0, 0.06))
 OUTLINE_FOUND = 0.7
+TABLE_INKS = True
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 
@@ -542,7 +543,11 @@ class Recognizer:
             todo.append((c, pix))
         light = table_white([card_white(p) for _c, p in todo])
         inks = getattr(self.profile, "inks", None) if self.profile is not None else None
-        for c, pix in todo:
-            r = read_colour(pix, SUITS, inks=inks or None, light=light)
+        readings = [read_colour(pix, SUITS, inks=inks or None, light=light) for _c, pix in todo]
+        if not inks and TABLE_INKS:
+            table = table_inks([(r, pix) for r, (_c, pix) in zip(readings, todo, strict=True)])
+            if table:
+                readings = [read_colour(pix, SUITS, inks=table, light=light) for _c, pix in todo]
+        for (c, _pix), r in zip(todo, readings, strict=True):
             c.colour = r.name
             c.colour_conf = max(0.05, min(1.0, 0.5 + 0.5 * r.confidence)) if r.name else 0.05

@@ -21,7 +21,7 @@ from vision.classify import (
     top_k,
     warp_crop,
 )
-from vision.colour import SUITS, read_colour, sector
+from vision.colour import SUITS, read_colour, sector, table_inks
 from vision.render import random_design, render_card
 from vision.render.designs import suit_inks
 from vision.render.optics import kelvin_rgb
@@ -186,6 +186,31 @@ def test_suit_colours_under_coloured_light_never_swap_yellow_green_or_blue_green
     swaps = [w for w in wrong if {w[1], w[2]} in ({"yellow", "green"}, {"blue", "green"})]
     assert not swaps
     assert len(wrong) <= 2  # of 240 cards
+
+
+def _lab_ink(chroma: float, hue_deg: float, lightness: float = 62.0) -> tuple[float, float, float]:
+    """A BGR ink (0..1) of the given CIELAB chroma and hue angle."""
+    h = math.radians(hue_deg)
+    lab = np.float32([[[lightness, chroma * math.cos(h), chroma * math.sin(h)]]])
+    return tuple(float(x) for x in np.clip(cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)[0, 0], 0, 1))
+
+
+def test_a_table_names_its_cards_by_its_own_inks():
+    """A printing whose green leans to yellow (hue 116°, pale) beside a strong yellow (100°):
+    a green card printed a little yellower (106°) falls in the yellow sector, but it is far
+    nearer this table's green than its yellow once chroma counts too."""
+    rng = np.random.default_rng(5)
+    stock = (0.95, 0.96, 0.97)
+    deck = [("yellow", 48, 100 + d) for d in (-3, 0, 2, 4)] + [("green", 25, 116 + d) for d in (-2, 0, 3)]
+    deck += [("red", 45, 30), ("red", 44, 33), ("blue", 30, 280), ("blue", 32, 285)]
+    pix = [_card_pixels(_lab_ink(c, h), stock, (1, 1, 1), 0.95, rng) for _s, c, h in deck]
+    odd = _card_pixels(_lab_ink(26, 106), stock, (1, 1, 1), 0.95, rng)
+    assert read_colour(odd).name == "yellow"  # by the sectors alone
+    inks = table_inks([(read_colour(p), p) for p in pix + [odd]])
+    assert set(inks) == set(SUITS)
+    assert read_colour(odd, inks=inks).name == "green"
+    assert [read_colour(p, inks=inks).name for p in pix] == [s for s, _c, _h in deck]
+    assert table_inks([(read_colour(p), p) for p in pix[:4]]) == {}  # too few cards to say
 
 
 def test_colour_uses_the_table_light_when_a_card_shows_no_stock():
