@@ -44,7 +44,6 @@ COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its c
 # index shows no card there, and how sure the index at the best of them must be of a card.
 OUTLINE_SHIFTS = ((-0.2, 0.0), (-0.1, 0.0), (0.1, 0.0), (0.2, 0.0), (0.0, -0.06), (0.0, 0.06))
 OUTLINE_FOUND = 0.7
-TABLE_INKS = True
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 
@@ -544,7 +543,7 @@ class Recognizer:
         light = table_white([card_white(p) for _c, p in todo])
         inks = getattr(self.profile, "inks", None) if self.profile is not None else None
         readings = [read_colour(pix, SUITS, inks=inks or None, light=light) for _c, pix in todo]
-        if not inks and TABLE_INKS:
+        if not inks:  # no profile: this table's own inks, measured on a first reading
             table = table_inks([(r, pix) for r, (_c, pix) in zip(readings, todo, strict=True)])
             if table:
                 readings = [read_colour(pix, SUITS, inks=table, light=light) for _c, pix in todo]
