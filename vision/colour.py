@@ -40,6 +40,7 @@ class ColourReading:
     hue: float  # weighted mean hue of the ink (degrees), NaN when achromatic
     chroma: float
     white: tuple[float, float, float]  # the stock colour used (BGR 0..255)
+    ink: tuple[float, float] = (0.0, 0.0)  # (a*, b*) of the ink: chroma-weighted mean of its pixels
 
 
 def card_white(pix: np.ndarray) -> tuple[np.ndarray, float]:
@@ -144,7 +145,9 @@ def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[st
     mh = _circular_mean(hue, weights)
     conf = share * (1.0 - math.exp(-_border_margin(mh) / 6.0)) if not inks else share
     conf *= min(1.0, top / (2 * MIN_CHROMA))
-    return ColourReading(name, float(conf), mh, top, wtuple)
+    wsum = float(weights.sum()) or 1.0
+    ink = (float((a[sel] * weights).sum()) / wsum, float((b[sel] * weights).sum()) / wsum)
+    return ColourReading(name, float(conf), mh, top, wtuple, ink)
 
 
 def _circular_mean(deg: np.ndarray, w: np.ndarray) -> float:
@@ -167,14 +170,13 @@ SUIT_CARDS = 2  # cards of a colour needed to place its ink
 INK_SPREAD = 10.0  # largest median distance (a*, b*) of a colour's cards from their median ink
 
 
-def table_inks(readings: list[tuple[ColourReading, np.ndarray]]) -> dict[str, tuple[float, float]]:
+def table_inks(readings: list[ColourReading]) -> dict[str, tuple[float, float]]:
     """The inks of the deck on this table, from a first reading of its cards by hue sectors:
     the median (a*, b*) of each colour's cards. One printing's green may sit near the sector
     border with yellow while its yellow sits well inside: named again by the nearest of the
     table's own inks, a card of either is told apart by chroma as well as hue. Empty when the
     table shows too few cards to say (the sectors stand)."""
-    named = [(r.name, ink_ab(pix, np.asarray(r.white, np.float32))) for r, pix in readings
-             if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
+    named = [(r.name, np.asarray(r.ink)) for r in readings if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
     if len(named) < TABLE_CARDS:
         return {}
     out = {}

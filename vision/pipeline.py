@@ -544,7 +544,7 @@ class Recognizer:
         inks = getattr(self.profile, "inks", None) if self.profile is not None else None
         readings = [read_colour(pix, SUITS, inks=inks or None, light=light) for _c, pix in todo]
         if not inks:  # no profile: this table's own inks, measured on a first reading
-            table = table_inks([(r, pix) for r, (_c, pix) in zip(readings, todo, strict=True)])
+            table = table_inks(readings)
             if table:
                 readings = [read_colour(pix, SUITS, inks=table, light=light) for _c, pix in todo]
         for (c, _pix), r in zip(todo, readings, strict=True):

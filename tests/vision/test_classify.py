@@ -206,11 +206,11 @@ def test_a_table_names_its_cards_by_its_own_inks():
     pix = [_card_pixels(_lab_ink(c, h), stock, (1, 1, 1), 0.95, rng) for _s, c, h in deck]
     odd = _card_pixels(_lab_ink(26, 106), stock, (1, 1, 1), 0.95, rng)
     assert read_colour(odd).name == "yellow"  # by the sectors alone
-    inks = table_inks([(read_colour(p), p) for p in pix + [odd]])
+    inks = table_inks([read_colour(p) for p in pix + [odd]])
     assert set(inks) == set(SUITS)
     assert read_colour(odd, inks=inks).name == "green"
     assert [read_colour(p, inks=inks).name for p in pix] == [s for s, _c, _h in deck]
-    assert table_inks([(read_colour(p), p) for p in pix[:4]]) == {}  # too few cards to say
+    assert table_inks([read_colour(p) for p in pix[:4]]) == {}  # too few cards to say
 
 
 def test_colour_uses_the_table_light_when_a_card_shows_no_stock():

@@ -11,9 +11,9 @@ the classifier, trained with the renderer's visibility rule, decides whether the
 Crops are flipped and transposed; `--turn-share` also turns some by any angle, and
 `--direction-loss mse` learns the direction by squared error. Together they make the network
 learn sin 2θ (median direction error of turned cards 29° -> 4°; squared error alone did not, in
-3 000 steps), but cost overlapping rows 6 points
-held-out (fine-tuned from the shipped model: 0.5 then 0.15 of the crops turned, 12 000 steps),
-so the shipped detector is trained without them and the decoder finds directions from edges.
+3 000 steps), but cost overlapping rows 6 points held-out (fine-tuned from the shipped model:
+0.5 then 0.15 of the crops turned, 12 000 steps), so the shipped detector is trained without
+them and the decoder finds directions from edges.
 """
 
 from __future__ import annotations
