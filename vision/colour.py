@@ -93,18 +93,19 @@ def _border_margin(hue: float) -> float:
 
 def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[str, tuple[float, float]] | None = None,
                 white: np.ndarray | None = None, light: np.ndarray | None = None,
-                weights: np.ndarray | None = None) -> ColourReading:
+                weights: np.ndarray | None = None, stock: tuple[np.ndarray, float] | None = None) -> ColourReading:
     """Suit colour of a card from the N×3 BGR pixels of its visible face (no table).
 
     `white`: the stock colour to normalise by (default: found on the card itself, or from
     `light`, the table's light colour, when the card shows too little stock).
     `inks`: optional measured (a*, b*) of each colour of this deck (from a profile).
-    `weights`: optional per-pixel weights (where the numeral and indices are printed)."""
+    `weights`: optional per-pixel weights (where the numeral and indices are printed).
+    `stock`: `card_white(pix)` when the caller has measured it already."""
     pix = np.asarray(pix).reshape(-1, 3)
     if len(pix) < 6:
         return ColourReading(None, 0.0, float("nan"), 0.0, (0.0, 0.0, 0.0))
     if white is None:
-        white, share = card_white(pix)
+        white, share = card_white(pix) if stock is None else stock
         if share < 0.99 and light is not None:
             # Little stock in view: the light's colour at this card's brightness.
             level = float(np.percentile(np.asarray(pix, np.float32).max(axis=1), 95))
