@@ -171,6 +171,80 @@ SUIT_CARDS = 2  # cards of a colour needed to place its ink
 INK_SPREAD = 10.0  # largest median distance (a*, b*) of a colour's cards from their median ink
 
 
+# Typical ink hue of each suit (degrees); going round the hue circle the suits always come in
+# this order, whatever the printing and the lamp.
+SUIT_HUES = {"red": 35.0, "yellow": 85.0, "green": 140.0, "blue": 265.0}
+HUE_ORDER_SEPARATION = 1.5  # centres apart by this many times the two clusters' radii (and 12 a*b*)
+HUE_ORDER_FAR = 100.0  # largest distance (degrees) of a cluster from its suit's typical hue
+HUE_ORDER_GAP = 25.0  # least hue between clusters: two suits differ in hue, one ink in chroma
+
+
+def _kmeans(pts: np.ndarray, k: int, rounds: int = 20) -> np.ndarray:
+    """Cluster labels of 2-D points; deterministic (farthest-point start from the most chromatic)."""
+    centres = [pts[int(np.argmax(np.linalg.norm(pts, axis=1)))]]
+    while len(centres) < k:
+        d = np.min(np.linalg.norm(pts[:, None] - np.array(centres)[None], axis=2), axis=1)
+        centres.append(pts[int(np.argmax(d))])
+    c = np.array(centres)
+    labels = np.zeros(len(pts), np.int64)
+    for _ in range(rounds):
+        labels = np.argmin(np.linalg.norm(pts[:, None] - c[None], axis=2), axis=1)
+        new = np.array([pts[labels == j].mean(axis=0) if (labels == j).any() else c[j] for j in range(k)])
+        if np.allclose(new, c):
+            break
+        c = new
+    return labels
+
+
+def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS) -> dict[str, tuple[float, float]]:
+    """The inks of a table that shows every suit as its own cluster of (a*, b*), named by their
+    order round the hue circle. A printing's blue may be so pale and cyan under a lamp that its
+    hue falls in the green sector (hue 170°, chroma 15, while the green sits at 116°, chroma 42):
+    by the sectors both are green, but they are two clusters, and the one further round is the
+    blue. Taken only when the clusters are clearly apart, in hue as well (a table without one of
+    the suits may show another at two strengths), each has two cards or more, each is
+    within HUE_ORDER_FAR of its suit's typical hue, and at most one cluster is renamed from what
+    the sectors called most of its cards (a suit split in two would rename more). Else empty."""
+    named = [r for r in readings if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
+    k = len(suits)
+    if len(named) < TABLE_CARDS or k < 2:
+        return {}
+    pts = np.array([r.ink for r in named], np.float64)
+    labels = _kmeans(pts, k)
+    centres, spreads, sector_names = [], [], []
+    for j in range(k):
+        member = pts[labels == j]
+        if len(member) < SUIT_CARDS:
+            return {}
+        m = np.median(member, axis=0)
+        centres.append(m)
+        spreads.append(float(np.max(np.linalg.norm(member - m, axis=1))))
+        names = [named[i].name for i in np.nonzero(labels == j)[0]]
+        sector_names.append(max(set(names), key=names.count))
+    for i in range(k):
+        for j in range(i + 1, k):
+            gap = float(np.linalg.norm(centres[i] - centres[j]))
+            if gap < max(12.0, HUE_ORDER_SEPARATION * (spreads[i] + spreads[j])):
+                return {}
+    hues = [math.degrees(math.atan2(c[1], c[0])) % 360.0 for c in centres]
+    order = sorted(range(k), key=lambda j: hues[j])
+    steps = [(hues[order[(i + 1) % k]] - hues[order[i]]) % 360.0 for i in range(k)]
+    if min(steps) < HUE_ORDER_GAP:  # one ink seen at two strengths (a suit missing from the table)
+        return {}
+    ref = sorted(suits, key=lambda n: SUIT_HUES[n])
+    best: tuple[float, list[str]] | None = None
+    for turn in range(k):  # the cluster of lowest hue may be any suit: try each rotation
+        names = [ref[(i + turn) % k] for i in range(k)]
+        far = [abs((hues[j] - SUIT_HUES[n] + 180.0) % 360.0 - 180.0) for j, n in zip(order, names, strict=True)]
+        if max(far) <= HUE_ORDER_FAR and (best is None or sum(far) < best[0]):
+            best = (sum(far), names)
+    if best is None:
+        return {}
+    out = {n: (float(centres[j][0]), float(centres[j][1])) for j, n in zip(order, best[1], strict=True)}
+    renamed = sum(1 for j, n in zip(order, best[1], strict=True) if sector_names[j] != n)
+    return out if renamed <= 1 else {}
+
+
 def table_inks(readings: list[ColourReading]) -> dict[str, tuple[float, float]]:
     """The inks of the deck on this table, from a first reading of its cards by hue sectors:
     the median (a*, b*) of each colour's cards. One printing's green may sit near the sector

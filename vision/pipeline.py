@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from .classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Classifier, Pyramid, rotate_quad, warp_crop
-from .colour import SUITS, card_white, read_colour, table_inks, table_white
+from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
@@ -565,7 +565,7 @@ class Recognizer:
         readings = [read_colour(pix, SUITS, inks=inks or None, light=light, stock=st)
                     for (_c, pix), st in zip(todo, stocks, strict=True)]
         if not inks:  # no profile: this table's own inks, measured on a first reading
-            table = table_inks(readings)
+            table = hue_order_inks(readings) or table_inks(readings)
             if table:  # named again against the same white
                 readings = [read_colour(pix, SUITS, inks=table, white=np.asarray(r.white, np.float32))
                             for (_c, pix), r in zip(todo, readings, strict=True)]

@@ -21,7 +21,7 @@ from vision.classify import (
     top_k,
     warp_crop,
 )
-from vision.colour import SUITS, read_colour, sector, table_inks
+from vision.colour import SUITS, hue_order_inks, read_colour, sector, table_inks
 from vision.render import random_design, render_card
 from vision.render.designs import suit_inks
 from vision.render.optics import kelvin_rgb
@@ -211,6 +211,34 @@ def test_a_table_names_its_cards_by_its_own_inks():
     assert read_colour(odd, inks=inks).name == "green"
     assert [read_colour(p, inks=inks).name for p in pix] == [s for s, _c, _h in deck]
     assert table_inks([read_colour(p) for p in pix[:4]]) == {}  # too few cards to say
+
+
+def test_a_pale_cyan_blue_is_named_by_the_order_of_the_table_inks():
+    """A printing whose blue reads pale and cyan under the lamp (hue 170°, chroma 16) lies in the
+    green sector, beside the real green (118°, chroma 40): the four inks are four clusters, and
+    going round the hue circle the one after green is the blue."""
+    rng = np.random.default_rng(7)
+    stock = (0.95, 0.96, 0.97)
+    deck = [("red", 60, 35 + d) for d in (-2, 0, 3)] + [("yellow", 70, 85 + d) for d in (-3, 0, 2)]
+    deck += [("green", 40, 118 + d) for d in (-2, 0, 3)] + [("blue", 16, 170 + d) for d in (-4, 0, 5)]
+    pix = [_card_pixels(_lab_ink(c, h), stock, (1, 1, 1), 0.95, rng) for _s, c, h in deck]
+    first = [read_colour(p) for p in pix]
+    assert [r.name for r in first[-3:]] == ["green"] * 3  # by the sectors
+    inks = hue_order_inks(first)
+    assert set(inks) == set(SUITS)
+    assert [read_colour(p, inks=inks).name for p in pix] == [s for s, _c, _h in deck]
+
+
+def test_a_table_without_green_keeps_its_yellow_seen_at_two_strengths():
+    """No green on the table, and the yellow shows pale on some cards and strong on others: two
+    clusters of one hue. Ordered by hue, the paler would be taken for green; one suit differs
+    from the next in hue, so no order is claimed and the sectors stand."""
+    rng = np.random.default_rng(8)
+    stock = (0.95, 0.96, 0.97)
+    deck = [("red", 62, 25 + d) for d in (-1, 0, 2)] + [("blue", 40, 270 + d) for d in (-2, 0, 3)]
+    deck += [("yellow", 48, 105 + d) for d in (-1, 0, 1)] + [("yellow", 64, 104 + d) for d in (-1, 0, 1)]
+    pix = [_card_pixels(_lab_ink(c, h), stock, (1, 1, 1), 0.95, rng) for _s, c, h in deck]
+    assert hue_order_inks([read_colour(p) for p in pix]) == {}
 
 
 def test_colour_uses_the_table_light_when_a_card_shows_no_stock():
