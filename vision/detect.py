@@ -36,6 +36,7 @@ from .classify import MODELS_DIR, ModelError
 OFFSET_SCALE = 16.0  # offsets and sizes are predicted in units of 16 output pixels
 TARGET_WIDTH = 36.0  # card width (pixels at the network input) the network reads best
 PASS1_SCALES = (0.2, 0.4, 0.7)  # first passes when the card size is unknown (large cards first)
+WHOLE_SEEN = 0.9  # share of a card's middle and corners in view for it to count as seen whole
 STRIDE = 16  # network input sides must be multiples of this
 # cv2.dnn keeps every layer's output, about 100 bytes per input pixel: larger inputs run in
 # tiles to bound memory (tiles cost time: their margins are computed twice; only photos of
@@ -147,9 +148,9 @@ class Detector:
         return 2.0 * w_out / out.scale
 
     def find_scale(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None
-                   ) -> tuple[NetOutput | None, float | None]:
-        """First passes: the network output and card width of the first reduction that sees cards
-        at a size it reads well (else the closest one)."""
+                   ) -> tuple[NetOutput | None, float | None, list[Detection] | None]:
+        """First passes: the network output, card width and outlines of the first reduction that
+        sees whole cards at a size it reads well (else the closest one, without outlines)."""
         best: tuple[float, NetOutput | None, float | None] = (math.inf, None, None)
         for s in PASS1_SCALES:
             out = self.run(image, s, window)
@@ -158,10 +159,20 @@ class Detector:
                 continue
             miss = abs(math.log(width * out.scale / self.target_width))
             if miss < math.log(1.6):
-                return out, width
+                # Cards seen whole give the size: the size channel's median alone may be a
+                # patterned table's (marble veins taken for cards too small to see at this pass).
+                dets = self._decode(out, image)
+                whole = [d.size[0] for d in dets if min(d.visible.values()) > WHOLE_SEEN]
+                if whole:
+                    width = float(np.median(whole))
+                    if abs(math.log(width * out.scale / self.target_width)) < math.log(1.6):
+                        return out, width, dets
             if miss < best[0]:
                 best = (miss, out, width)
-        return best[1], best[2]
+        return best[1], best[2], None
+
+    def _decode(self, out: NetOutput, image: np.ndarray) -> list[Detection]:
+        return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed)
 
     def scale_for(self, card_width: float) -> float:
         return float(np.clip(self.target_width / max(card_width, 1.0), 0.05, 1.5))
@@ -171,14 +182,16 @@ class Detector:
                window: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
         """Card outlines in `image` (or only those centred in `window`); also the card width used."""
         if card_width is None:
-            first, card_width = self.find_scale(image, window)
+            first, card_width, dets = self.find_scale(image, window)
             if first is None or card_width is None:
                 return [], None
             s = self.scale_for(card_width)
-            out = first if abs(s / first.scale - 1) < 0.2 else self.run(image, s, window)
+            if abs(s / first.scale - 1) >= 0.2:
+                dets = self._decode(self.run(image, s, window), image)
+            elif dets is None:
+                dets = self._decode(first, image)
         else:
-            out = self.run(image, self.scale_for(card_width), window)
-        dets = decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed)
+            dets = self._decode(self.run(image, self.scale_for(card_width), window), image)
         if dets:
             card_width = float(np.median([d.size[0] for d in dets]))
         return dets, card_width

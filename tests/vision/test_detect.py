@@ -234,3 +234,21 @@ def test_a_hidden_card_is_placed_half_a_card_in_from_its_free_edges():
     far = (np.array([25.0, 30.0]), math.pi / 2, 18.0, 27.0, False)  # 0.3 widths off: not trusted
     face[17:44, 3:11] = False
     assert _placed_by_free_edges(far, xs, ys, face, (0.0, 0.0))[0] == pytest.approx([25.0, 30.0])
+
+
+@pytest.mark.parametrize("seed,view_mm", [(3, 1100), (4, 1100), (4, 1400)])
+def test_the_card_size_is_not_taken_from_marble_veins(seed, view_mm):
+    """Cards 65–90 pixels wide on marble: at the strongest first reduction the cards are too
+    small to see, but the veins look like faces of cards two to four times larger. The size is
+    taken from cards seen whole, and such a pass has none."""
+    from vision.pipeline import Recognizer
+    from vision.render.table import random_table
+
+    marble = random_table(np.random.default_rng(seed), "holdout", "marble")
+    image, truth = render(condition_scene("elevens", "plain", seed, size=FULL, table=marble, view_w_mm=view_mm))
+    widths = [np.linalg.norm(np.subtract(t["corners"][1], t["corners"][0])) for t in visible_truth(truth)
+              if not t.get("occluded")]
+    rec = Recognizer("elevens")
+    rec.detect(image)
+    assert rec.card_width is not None
+    assert abs(rec.card_width / float(np.median(widths)) - 1) < 0.25
