@@ -204,27 +204,27 @@ def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS
     blue. Taken only when the clusters are clearly apart, in hue as well (a table without one of
     the suits may show another at two strengths), each has two cards or more, each is
     within HUE_ORDER_FAR of its suit's typical hue, and at most one cluster is renamed from what
-    the sectors called most of its cards (a suit split in two would rename more). Else empty."""
+    the sectors called most of its cards. Else empty (the sectors stand)."""
     named = [r for r in readings if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
     k = len(suits)
     if len(named) < TABLE_CARDS or k < 2:
         return {}
     pts = np.array([r.ink for r in named], np.float64)
     labels = _kmeans(pts, k)
-    centres, spreads, sector_names = [], [], []
+    centres, radii, sector_names = [], [], []
     for j in range(k):
         member = pts[labels == j]
         if len(member) < SUIT_CARDS:
             return {}
         m = np.median(member, axis=0)
         centres.append(m)
-        spreads.append(float(np.max(np.linalg.norm(member - m, axis=1))))
+        radii.append(float(np.max(np.linalg.norm(member - m, axis=1))))
         names = [named[i].name for i in np.nonzero(labels == j)[0]]
-        sector_names.append(max(set(names), key=names.count))
+        sector_names.append(max(sorted(set(names)), key=names.count))  # sorted: ties break alike every run
     for i in range(k):
         for j in range(i + 1, k):
             gap = float(np.linalg.norm(centres[i] - centres[j]))
-            if gap < max(12.0, HUE_ORDER_SEPARATION * (spreads[i] + spreads[j])):
+            if gap < max(12.0, HUE_ORDER_SEPARATION * (radii[i] + radii[j])):
                 return {}
     hues = [math.degrees(math.atan2(c[1], c[0])) % 360.0 for c in centres]
     order = sorted(range(k), key=lambda j: hues[j])
