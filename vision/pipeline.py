@@ -32,6 +32,7 @@ from .classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Classifier,
 from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
+from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
 log = logging.getLogger(__name__)
@@ -217,6 +218,7 @@ class Recognizer:
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
         self.card_width: float | None = getattr(profile, "card_width_px", None) if profile is not None else None
+        self.turn = 0.0  # degrees the table lies turned in the picture (read square-on when it is)
         # A profile taught with another classifier (an update shipped since) keeps its inks and
         # card size; its prototypes, features of the old network, would pull readings astray.
         self.prototypes = profile is not None and getattr(profile, "features", "") == self.classifier.fingerprint
@@ -229,21 +231,40 @@ class Recognizer:
     def forget(self) -> None:
         """A new table (another camera, another game's set-up): nothing carried from earlier pictures."""
         self.card_width = getattr(self.profile, "card_width_px", None) if self.profile is not None else None
+        self.turn = 0.0
         self._last = None
+
+    def _find(self, image: np.ndarray, card_width: float | None,
+              window: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
+        if self.turn:
+            return detect_turned(self.detector, image, self.turn, card_width, window)
+        return self.detector.detect(image, card_width, window)
+
+    def _detect_all(self, image: np.ndarray) -> list[Detection]:
+        known = self.card_width
+        if known is not None:
+            # The camera does not move between pictures: the card size seen last time (or
+            # taught with the deck) spares the passes that look for it, if it still holds.
+            dets, width = self._find(image, known)
+            if dets and width is not None and abs(math.log(width / known)) < math.log(WIDTH_HOLDS):
+                self.card_width = width
+                return dets
+        dets, width = self._find(image, None)
+        if width is not None:
+            self.card_width = width
+        return dets
 
     def detect(self, image: np.ndarray, regions=None) -> list[Detection]:
         if regions is None:
-            known = self.card_width
-            if known is not None:
-                # The camera does not move between pictures: the card size seen last time (or
-                # taught with the deck) spares the passes that look for it, if it still holds.
-                dets, width = self.detector.detect(image, known)
-                if dets and width is not None and abs(math.log(width / known)) < math.log(WIDTH_HOLDS):
-                    self.card_width = width
-                    return dets
-            dets, width = self.detector.detect(image, None)
-            if width is not None:
-                self.card_width = width
+            dets = self._detect_all(image)
+            # The table's lie, like the card size, holds while the camera does not move; a
+            # change of it (or the first sight of a turned table) reads the picture again.
+            turn = table_turn(dets)
+            if turn is not None:
+                want = turn if abs(turn) >= TURN_MIN else 0.0
+                if abs((want - self.turn + 45.0) % 90.0 - 45.0) > TURN_MIN / 2:
+                    self.turn = want
+                    dets = self._detect_all(image)
             return dets
         out: list[Detection] = []
         h, w = image.shape[:2]
@@ -253,7 +274,7 @@ class Recognizer:
             win = (max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad))
             if win[2] - win[0] < 8 or win[3] - win[1] < 8:
                 continue  # a region outside the picture (or a sliver of it): nothing to read
-            dets, _ = self.detector.detect(image, cw, window=win)
+            dets, _ = self._find(image, cw, window=win)
             out.extend(d for d in dets if x0 <= d.centre[0] < x1 and y0 <= d.centre[1] < y1)
         return out
 
