@@ -69,9 +69,18 @@ class Pyramid:
     """An image and its pyrDown levels, built on demand: crops sample from the level where one
     crop pixel covers one to two source pixels (no aliasing from large reductions)."""
 
-    def __init__(self, image: np.ndarray):
+    def __init__(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None):
+        """`window` (x0, y0, x1, y1): only that part is sampled (crops still take whole-image
+        coordinates), which spares reducing the whole photo to re-read one changed region."""
         if image is None or image.ndim != 3 or image.shape[2] != 3:
             raise VisionError("expected a BGR colour image")
+        self.offset = (0, 0)
+        if window is not None:
+            # On a multiple of 16: the window's reduced levels then sample as the whole photo's do.
+            x0, y0 = max(0, int(window[0])) // 16 * 16, max(0, int(window[1])) // 16 * 16
+            x1, y1 = min(image.shape[1], int(window[2])), min(image.shape[0], int(window[3]))
+            if x1 - x0 >= 16 and y1 - y0 >= 16:
+                image, self.offset = image[y0:y1, x0:x1], (x0, y0)
         self.levels = [image]
 
     def level(self, k: int) -> np.ndarray:
@@ -92,6 +101,8 @@ def warp_crop(pyr: Pyramid, quad: np.ndarray, region: tuple[float, float, float,
     """The `region` of the card outlined by `quad`, resampled to `size` (uint8 BGR)."""
     sw, sh = (size, size) if isinstance(size, int) else size
     m = crop_matrix(quad, region, (sw, sh))
+    if pyr.offset != (0, 0):
+        m = np.array([[1, 0, -pyr.offset[0]], [0, 1, -pyr.offset[1]], [0, 0, 1]], np.float64) @ m
     # Source pixels per crop pixel, from the crop's mapped edges.
     pts = cv2.perspectiveTransform(np.array([[[0, 0], [sw, 0], [0, sh]]], np.float64), m)[0]
     step = max(np.hypot(*(pts[1] - pts[0])) / sw, np.hypot(*(pts[2] - pts[0])) / sh)

@@ -292,7 +292,14 @@ class Recognizer:
             last = self._last
             if last is None or last.size != (w, h) or (self.card_width is None and self.game not in _NO_CARDS):
                 regs = None  # nothing to update: read everything
-        ctx = ReadContext(image=image, pyramid=Pyramid(image), game=self.game or "", recognizer=self, regions=regs)
+        window = None
+        if regs is not None and not readers_for(self.game or ""):
+            # Only the cards in the regions are read: crops need no reduction of the whole photo.
+            pad = int(2.5 * (self.card_width or 100.0))  # a card centred in a region and its moved outlines
+            window = (min(r[0] for r in regs) - pad, min(r[1] for r in regs) - pad,
+                      max(r[2] for r in regs) + pad, max(r[3] for r in regs) + pad)
+        ctx = ReadContext(image=image, pyramid=Pyramid(image, window), game=self.game or "", recognizer=self,
+                          regions=regs)
         t = time.perf_counter()
         dets = ctx.detections if self.game not in _NO_CARDS else []
         ctx.timings["detect_ms"] = (time.perf_counter() - t) * 1000

@@ -256,3 +256,18 @@ def test_colour_sectors_and_gray():
     rng = np.random.default_rng(3)
     pix = _card_pixels((0.45, 0.45, 0.45), (0.95, 0.95, 0.95), (1, 1, 1), 1.0, rng)
     assert read_colour(pix, allowed=("yellow", "red", "blue", "green", "gray")).name == "gray"
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0, 9.0])
+def test_a_pyramid_of_a_window_crops_as_the_whole_photos_does(scale):
+    """Re-reading one region builds the reduced levels of that part of the photo only; a crop
+    inside it comes out the same as from the whole photo's levels (the window is put on a
+    multiple of 16 pixels, so the levels sample alike)."""
+    rng = np.random.default_rng(4)
+    image = cv2.GaussianBlur(rng.integers(0, 255, (900, 1200, 3), dtype=np.uint8), (0, 0), 2.0)
+    q = np.array([[500.0, 300.0], [500.0 + 40 * scale, 310.0], [490.0 + 40 * scale, 310.0 + 60 * scale],
+                  [490.0, 300.0 + 60 * scale]])
+    whole = warp_crop(Pyramid(image), q, INDEX_REGION, CROP)
+    part = Pyramid(image, (437, 251, 1100, 880))
+    assert part.offset == (432, 240)
+    assert np.array_equal(warp_crop(part, q, INDEX_REGION, CROP), whole)
