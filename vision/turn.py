@@ -53,19 +53,19 @@ def turned(image: np.ndarray, turn: float) -> tuple[np.ndarray, np.ndarray]:
 
 def turned_back(dets: list[Detection], m: np.ndarray, turn: float, shape: tuple[int, ...],
                 offset: tuple[int, int] = (0, 0)) -> list[Detection]:
-    """Outlines found on the turned canvas, in the picture (of `shape`, placed at `offset` in the
-    whole image); a card that does not lie within the picture is marked as such."""
+    """Outlines found on the turned canvas of a part of the picture placed at `offset`, in the
+    coordinates of the whole picture (of `shape`); a card not within it is marked as such."""
     back = cv2.invertAffineTransform(m)
     h, w = shape[:2]
     out = []
     for d in dets:
-        quad = np.asarray(d.quad, np.float64) @ back[:, :2].T + back[:, 2]
+        quad = np.asarray(d.quad, np.float64) @ back[:, :2].T + back[:, 2] + offset
         centre = quad.mean(axis=0)
         slack = 0.04 * d.size[0]
-        inside = d.inside and bool((quad[:, 0] > -slack).all() and (quad[:, 0] < w - 1 + slack).all()
-                                   and (quad[:, 1] > -slack).all() and (quad[:, 1] < h - 1 + slack).all())
-        out.append(replace(d, quad=quad + offset, centre=(float(centre[0] + offset[0]), float(centre[1] + offset[1])),
-                           angle=(d.angle + turn) % 180.0, inside=inside))
+        inside = bool((quad[:, 0] > -slack).all() and (quad[:, 0] < w - 1 + slack).all()
+                      and (quad[:, 1] > -slack).all() and (quad[:, 1] < h - 1 + slack).all())
+        out.append(replace(d, quad=quad, centre=(float(centre[0]), float(centre[1])), angle=(d.angle + turn) % 180.0,
+                           inside=inside))
     return out
 
 
@@ -73,10 +73,7 @@ def detect_turned(detector: Detector, image: np.ndarray, turn: float, card_width
                   window: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
     """`Detector.detect` on the picture (or the window x0, y0, x1, y1 of it) turned back by
     `turn` degrees; the outlines are in the picture's coordinates."""
-    x0, y0 = 0, 0
-    if window is not None:
-        x0, y0, x1, y1 = window
-        image = image[y0:y1, x0:x1]
-    canvas, m = turned(image, turn)
+    x0, y0, x1, y1 = window if window is not None else (0, 0, image.shape[1], image.shape[0])
+    canvas, m = turned(image[y0:y1, x0:x1], turn)
     dets, width = detector.detect(canvas, card_width)
     return turned_back(dets, m, turn, image.shape, (x0, y0)), width
