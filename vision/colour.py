@@ -156,16 +156,6 @@ def _circular_mean(deg: np.ndarray, w: np.ndarray) -> float:
     return float((math.degrees(math.atan2(float((np.sin(r) * w).sum()), float((np.cos(r) * w).sum()))) + 360) % 360)
 
 
-def ink_ab(pix: np.ndarray, white: np.ndarray | None = None) -> np.ndarray:
-    """(a*, b*) of a card's ink: chroma-weighted mean of its most saturated pixels (for profiles)."""
-    w = card_white(pix)[0] if white is None else white
-    lab = lab_of(pix, w)
-    c = np.hypot(lab[:, 1], lab[:, 2])
-    sel = c >= max(MIN_CHROMA * 0.5, 0.6 * np.percentile(c, 97))
-    wt = c[sel] ** 2 + 1e-6
-    return np.array([(lab[sel, 1] * wt).sum() / wt.sum(), (lab[sel, 2] * wt).sum() / wt.sum()])
-
-
 TABLE_CARDS = 6  # coloured cards needed before a table's own inks are trusted
 SUIT_CARDS = 2  # cards of a colour needed to place its ink
 INK_SPREAD = 10.0  # largest median distance (a*, b*) of a colour's cards from their median ink
@@ -196,6 +186,11 @@ def _kmeans(pts: np.ndarray, k: int, rounds: int = 20) -> np.ndarray:
     return labels
 
 
+def _inked(readings: list[ColourReading]) -> list[ColourReading]:
+    """The readings that say something about the table's inks: named a suit, clearly coloured."""
+    return [r for r in readings if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
+
+
 def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS) -> dict[str, tuple[float, float]]:
     """The inks of a table that shows every suit as its own cluster of (a*, b*), named by their
     order round the hue circle. A printing's blue may be so pale and cyan under a lamp that its
@@ -205,7 +200,7 @@ def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS
     the suits may show another at two strengths), each has two cards or more, each is
     within HUE_ORDER_FAR of its suit's typical hue, and at most one cluster is renamed from what
     the sectors called most of its cards. Else empty (the sectors stand)."""
-    named = [r for r in readings if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
+    named = _inked(readings)
     k = len(suits)
     if len(named) < TABLE_CARDS or k < 2:
         return {}
@@ -251,7 +246,7 @@ def table_inks(readings: list[ColourReading]) -> dict[str, tuple[float, float]]:
     border with yellow while its yellow sits well inside: named again by the nearest of the
     table's own inks, a card of either is told apart by chroma as well as hue. Empty when the
     table shows too few cards to say (the sectors stand)."""
-    named = [(r.name, np.asarray(r.ink)) for r in readings if r.name in SUITS and r.chroma >= 2 * MIN_CHROMA]
+    named = [(r.name, np.asarray(r.ink)) for r in _inked(readings)]
     if len(named) < TABLE_CARDS:
         return {}
     out = {}

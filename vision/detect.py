@@ -157,19 +157,23 @@ class Detector:
             width = self.card_width(out, self.face_threshold)
             if width is None:
                 continue
-            miss = abs(math.log(width * out.scale / self.target_width))
+            miss = self._miss(width, out.scale)
             if miss < math.log(1.6):
                 # Cards seen whole give the size: the size channel's median alone may be a
                 # patterned table's (marble veins taken for cards too small to see at this pass).
                 dets = self._decode(out, image)
-                whole = [d.size[0] for d in dets if min(d.visible.values()) > WHOLE_SEEN]
+                whole = [d.size[0] for d in dets if seen_whole(d)]
                 if whole:
                     width = float(np.median(whole))
-                    if abs(math.log(width * out.scale / self.target_width)) < math.log(1.6):
+                    if self._miss(width, out.scale) < math.log(1.6):
                         return out, width, dets
             if miss < best[0]:
                 best = (miss, out, width)
         return best[1], best[2], None
+
+    def _miss(self, width: float, scale: float) -> float:
+        """How far (log ratio) a card width at a network scale is from the width it reads best."""
+        return abs(math.log(width * scale / self.target_width))
 
     def _decode(self, out: NetOutput, image: np.ndarray) -> list[Detection]:
         return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed)
@@ -195,6 +199,18 @@ class Detector:
         if dets:
             card_width = float(np.median([d.size[0] for d in dets]))
         return dets, card_width
+
+
+def seen_whole(d: Detection) -> bool:
+    """The card's middle and both corner indices are in view."""
+    return min(d.visible.values(), default=0.0) > WHOLE_SEEN
+
+
+def within_picture(quad: np.ndarray, width: float, img_w: int, img_h: int) -> bool:
+    """An outline lies within the picture (up to 4 % of the card's width past its border)."""
+    slack = 0.04 * width
+    return bool((quad[:, 0] > -slack).all() and (quad[:, 0] < img_w - 1 + slack).all()
+                and (quad[:, 1] > -slack).all() and (quad[:, 1] < img_h - 1 + slack).all())
 
 
 def _model_info(path: Path) -> dict:
@@ -334,9 +350,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
         grid = np.clip(grid, 0, 1).astype(np.float32)
         quad = out_to_full(q, s) + [x0, y0]
         sw = 2.0 / s
-        slack = 0.04 * wj * sw
-        inside = bool((quad[:, 0] > -slack).all() and (quad[:, 0] < img_w - 1 + slack).all()
-                      and (quad[:, 1] > -slack).all() and (quad[:, 1] < img_h - 1 + slack).all())
+        inside = within_picture(quad, wj * sw, img_w, img_h)
         centre = out_to_full(c[None], s)[0] + [x0, y0]
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,

@@ -217,15 +217,16 @@ class Recognizer:
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
-        self.card_width: float | None = getattr(profile, "card_width_px", None) if profile is not None else None
+        self.card_width: float | None = None  # card width seen last (or taught with the deck), pixels
         self.turn = 0.0  # degrees the table lies turned in the picture (read square-on when it is)
+        self._last: Observation | None = None
+        self.forget()
         # A profile taught with another classifier (an update shipped since) keeps its inks and
         # card size; its prototypes, features of the old network, would pull readings astray.
         self.prototypes = profile is not None and getattr(profile, "features", "") == self.classifier.fingerprint
         if profile is not None and not self.prototypes:
             log.warning("deck profile %r was taught with another card classifier: its taught shapes are not "
                         "used (its inks and card size are); teach the deck again", getattr(profile, "name", "?"))
-        self._last: Observation | None = None
 
     # -- detection --------------------------------------------------------------------------
     def forget(self) -> None:

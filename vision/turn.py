@@ -16,7 +16,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from .detect import WHOLE_SEEN, Detection, Detector
+from .detect import Detection, Detector, seen_whole, within_picture
 
 TURN_MIN = 20.0  # degrees: a table turned less than this is read as it lies (the detector copes)
 TURN_AGREE = 0.8  # length of the mean of the whole cards' directions (×4) needed to call a turn
@@ -27,7 +27,7 @@ def table_turn(dets: list[Detection]) -> float | None:
     """How far (degrees, −45..45) the cards seen whole lie turned from the picture's sides, or
     None when too few are seen whole or they disagree. A card's direction and the same turned
     a quarter or a half turn are the same lie of the table: the mean is taken of 4 × angle."""
-    whole = [d for d in dets if d.inside and min(d.visible.values(), default=0.0) > WHOLE_SEEN]
+    whole = [d for d in dets if d.inside and seen_whole(d)]
     if len(whole) < TURN_CARDS:
         return None
     z = np.exp(4j * np.radians([d.angle for d in whole])).mean()
@@ -61,11 +61,8 @@ def turned_back(dets: list[Detection], m: np.ndarray, turn: float, shape: tuple[
     for d in dets:
         quad = np.asarray(d.quad, np.float64) @ back[:, :2].T + back[:, 2] + offset
         centre = quad.mean(axis=0)
-        slack = 0.04 * d.size[0]
-        inside = bool((quad[:, 0] > -slack).all() and (quad[:, 0] < w - 1 + slack).all()
-                      and (quad[:, 1] > -slack).all() and (quad[:, 1] < h - 1 + slack).all())
         out.append(replace(d, quad=quad, centre=(float(centre[0]), float(centre[1])), angle=(d.angle + turn) % 180.0,
-                           inside=inside))
+                           inside=within_picture(quad, d.size[0], w, h)))
     return out
 
 
