@@ -117,6 +117,19 @@ def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
+def repaint(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Other paints of the same shapes: half the crops with their lightness inverted, half with
+    their colour channels swapped. A die's pips may be lighter or darker than its body (a black
+    die with white pips reads like a white one with black pips), and its body any colour."""
+    x = x.copy()
+    n = len(x)
+    inv = rng.random(n) < 0.5
+    x[inv] = 255 - x[inv]
+    for i in np.flatnonzero(rng.random(n) < 0.5):
+        x[i] = x[i][..., rng.permutation(3)]
+    return x
+
+
 def make_input(how: str, x: np.ndarray, white: np.ndarray | None) -> np.ndarray:
     """The reader's own input function, named by the model's "input" (tile, token, token_polar)."""
     if how == "tile":
@@ -172,6 +185,8 @@ def main(argv=None) -> None:
     ap.add_argument("--channels", default="16,32,48,64", help="widths of the four conv layers")
     ap.add_argument("--deep", action="store_true", help="two convolutions per scale")
     ap.add_argument("--polar", action="store_true", help="tokens: unrolled round their centre (turn-invariant)")
+    ap.add_argument("--repaint", action="store_true",
+                    help="dice: train on crops with inverted lightness and swapped channels too (`repaint`)")
     ap.add_argument("--share", type=float, default=1.0, help="train on this share of the training scenes")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
@@ -202,6 +217,8 @@ def main(argv=None) -> None:
         for b in batches(len(ti), a.batch, rng):
             idx = ti[b]
             xb = augment(x[idx], rng)
+            if a.repaint:
+                xb = repaint(xb, rng)
             yb = y[idx]
             k = int(rng.integers(0, 4))
             if k:
