@@ -2,11 +2,11 @@
 
 A die is found anywhere on the table, on the board or beside it: a small fully convolutional
 network (`die_centres`, the die finder) marks where dice lie on a coarse grid of the picture
-scaled to a fixed size in millimetres, and compact blobs of a die's size add proposals; one small
-network (`die_faces`) reads each proposal's crop as "no die" or the top face (1-6 or star), at
-any angle (the crops are turned freely in training). The crop is cut in board millimetres
-through the board's view, so its scale does not depend on how far the camera is. The outline
-reported is the top face's square, turned like its edges.
+scaled to a fixed size in millimetres, and the strongest few compact blobs of a die's size add
+proposals; one small network (`die_faces`) reads each proposal's crop as "no die" or the top
+face (1-6 or star), at any angle (the crops are turned freely in training). The crop is cut in
+board millimetres through the board's view, so its scale does not depend on how far the camera
+is. The outline reported is the top face's square, turned like its edges.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ DIE_CROP_MM = 26.0  # a die is 14-18 mm across
 DIE_MODEL = "die_faces"
 DIE_MM = 16.0
 MIN_DIE = 0.5
-DIE_LIMIT = 80  # proposals read per picture
+# Blob proposals read per picture besides the finder's. The finder points at nearly every die the
+# blobs find: on 140 held-out scenes 8 blobs read as many dice as 80, in 98 ms instead of 130.
+DIE_LIMIT = 8
 FINDER_MODEL = "die_centres"  # the die finder (`train.die_det`): where dice are, before what they show
 FINDER_PX_PER_MM = 0.8  # its input scale: a 16 mm die is about 13 pixels
 FINDER_STRIDE = 4
