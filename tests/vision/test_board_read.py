@@ -229,3 +229,26 @@ def test_a_changed_region_of_a_board_game_is_re_read_alone(game: str) -> None:
     again = rec.read(image, regions=[box])
     assert again.extra["regions"] == [list(box)]  # not a full read
     assert len(again.tokens) == len(first.tokens) and len(again.cards) == len(first.cards)
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> None:
+    # Buttons, chips, a cloth's dots: discs of a token's size with no numeral. The token net
+    # took the held-out polka-dot cloth's dots for tokens until it was trained on such discs.
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
+    layout = load_layout("numeri")
+    spots = np.array([(x, y) for x in (60.0, 200.0, 340.0, 480.0) for y in (-35.0, layout.height_mm + 35.0)])
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
+        scene.items.append(Item("prop", {"name": "chip"}, float(x), float(y), 0.0, layer=3, seed=100 * seed + k,
+                                group="prop"))
+    image, truth = render(scene)
+    view = _true_view("numeri", truth, image)
+    chips = view.to_image(spots)
+    h, w = image.shape[:2]
+    chips = chips[(chips[:, 0] > 30) & (chips[:, 0] < w - 30) & (chips[:, 1] > 30) & (chips[:, 1] < h - 30)]
+    assert len(chips) >= 4, "most chips are in view"
+    read = _recognizer("numeri", truth, image).read(image).to_json()
+    near = [t for t in read["tokens"] if np.linalg.norm(chips - t["center"], axis=1).min() < 8 * view.px_per_mm()]
+    assert near == [], f"{len(near)} of {len(chips)} plain discs read as tokens"

@@ -13,6 +13,7 @@ from . import draw
 from .fonts import Typeface, text_mask
 
 DISTRACTORS = ("pencil", "phone", "coin", "box_lid", "score_pad", "bag")
+DECOYS = ("chip",)  # drawn only where asked for (the board readers' training scenes), never at random
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,9 @@ def prop(name: str, seed: int, s: float, face: Typeface, title: str = "") -> Pro
 def _prop_cached(name: str, seed: int, s: float, face: Typeface, title: str) -> Prop:
     rng = np.random.default_rng(seed)
     fn = {"pencil": _pencil, "phone": _phone, "coin": _coin, "box_lid": _box_lid, "score_pad": _score_pad,
-          "bag": _bag}.get(name)
+          "bag": _bag, "chip": _chip}.get(name)
     if fn is None:
-        raise ValueError(f"unknown distractor {name!r}; expected one of {DISTRACTORS}")
+        raise ValueError(f"unknown distractor {name!r}; expected one of {DISTRACTORS + DECOYS}")
     p = fn(rng, s, face, title)
     p.bgr.setflags(write=False)
     p.alpha.setflags(write=False)
@@ -94,6 +95,24 @@ def _coin(rng, s, face, title) -> Prop:
     draw.paint_at(img, m, draw.scale_colour(base, 0.75), n / 2 - m.shape[1] / 2, n / 2 - m.shape[0] / 2)
     np.clip(img, 0, 1, out=img)
     return Prop(img, alpha, d, d, 2.0, 0.8, draw.scale_colour(base, 0.6))
+
+
+def _chip(rng, s, face, title) -> Prop:
+    """A plain disc of a token's size and any colour, with no numeral (a button, a poker chip, a
+    cloth's dot): what a token reader must not take for a token."""
+    d = rng.uniform(14, 32)
+    n = max(8, int(d * s))
+    base = draw.hsv(rng.uniform(0, 360), rng.uniform(0, 0.9), rng.uniform(0.35, 0.97))
+    img = draw.blank(n, n, base)
+    alpha = draw.ellipse(n, n, n / 2, n / 2, n / 2, n / 2)
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / n - 0.5
+    img *= (1.0 + rng.uniform(0, 0.4) * (-xx - yy))[..., None]
+    if rng.random() < 0.4:
+        ring = draw.hsv(rng.uniform(0, 360), rng.uniform(0, 0.9), rng.uniform(0.2, 0.97))
+        draw.paint(img, draw.ring(n, n, n / 2, n / 2, rng.uniform(0.3, 0.45) * n, max(1, 0.05 * n)), ring)
+    np.clip(img, 0, 1, out=img)
+    return Prop(img, alpha, d, d, float(rng.uniform(0.5, 4.0)), float(rng.uniform(0.05, 0.7)),
+                draw.scale_colour(base, 0.6))
 
 
 def _box_lid(rng, s, face, title) -> Prop:

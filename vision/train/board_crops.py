@@ -184,6 +184,14 @@ def numeri_crops(img, truth, rng, tokens, dice) -> None:
         dice.append((_crop(pyr, view, b + off, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
         # a die read by the token reader is "no token"
         tokens.append((_crop(pyr, view, b, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+    for b in truth.get("decoys_mm", []):  # a plain disc (no numeral) is "no token", and no die
+        b = np.asarray(b, np.float64)
+        if not _inside(view, b, 10):
+            continue
+        for _ in range(2):
+            tokens.append((_crop(pyr, view, b, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng, 1.8), 0,
+                           "none"))
+        dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
     for t in truth["tokens"][:6]:  # a token read by the die reader is "no die"
         b = view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0]
         dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))

@@ -110,6 +110,18 @@ def numeri_scene(rng, pool: str = "train"):
         card = {"value": int(rng.integers(1, 6)), "color": str(rng.choice(SUITS))}
         scene.items.append(Item("token", card, x, y, float(rng.uniform(0, 360)), layer=2, seed=_seed(rng),
                                 group="stray"))
+    decoys = scene.meta.setdefault("decoys_mm", [])  # plain discs, not tokens: board_crops' negatives
+    for _ in range(int(rng.integers(0, 9))):
+        if rng.random() < 0.2:
+            bx, by, z = rng.uniform(10, layout.width_mm - 10), rng.uniform(10, layout.height_mm - 10), 2.0
+        else:
+            bx = rng.uniform(-60, layout.width_mm + 60)
+            by = rng.choice([rng.uniform(-70, -15), rng.uniform(layout.height_mm + 15, layout.height_mm + 70)])
+            z = 0.0
+        x, y = _board_point(scene, layout, bx, by)
+        scene.items.append(Item("prop", {"name": "chip"}, x, y, float(rng.uniform(0, 360)), z=z, layer=3,
+                                seed=_seed(rng), group="prop"))
+        decoys.append([round(float(bx), 1), round(float(by), 1)])
     return scene
 
 
@@ -126,6 +138,8 @@ def _work(args) -> str:
     image, truth = render(scene)
     truth["styles"].update(board=scene.board.style.template, tile=scene.design.tile_template,
                            token=scene.design.token_template, die=scene.design.die_template)
+    if scene.meta.get("decoys_mm"):
+        truth["decoys_mm"] = scene.meta["decoys_mm"]
     cv2.imwrite(str(Path(out) / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     tmp = target.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(truth))
