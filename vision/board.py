@@ -157,6 +157,41 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
     return away_from(mm, exclude, diameter_mm)[:limit]
 
 
+DISC_RADIUS_PX = 10.0  # a disc's radius on the pyramid level the circle search runs on
+DISC_EDGE = 100.0  # Canny threshold of that search (OpenCV's HOUGH_GRADIENT_ALT param1)
+DISC_ROUND = 0.8  # how perfect a circle must be, 0-1 (its param2)
+
+
+def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float], window=None) -> np.ndarray:
+    """Centres (board mm) of round things (tokens) `radius_mm` = (smallest, largest) in radius.
+
+    OpenCV's circle search (gradient Hough) finds each disc of a row of touching tokens at its own
+    centre, where the blob detector (`table_proposals`) puts one peak between two of them or, on
+    a token printed with a ring, on the ring. `window` (x0, y0, x1, y1 in picture pixels) limits
+    the search, for region reads."""
+    ppm = view.px_per_mm()
+    mid = 0.5 * (radius_mm[0] + radius_mm[1]) * ppm
+    level = max(0, min(4, int(math.floor(math.log2(max(mid / DISC_RADIUS_PX, 1.0))))))
+    f = 2.0**level
+    img = pyr.level(level)
+    x0 = y0 = 0
+    if window is not None:
+        h, w = img.shape[:2]
+        x0, y0 = (max(0, int(v / f)) for v in window[:2])
+        x1, y1 = min(w, int(math.ceil(window[2] / f))), min(h, int(math.ceil(window[3] / f)))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return np.zeros((0, 2))
+        img = img[y0:y1, x0:x1]
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT_ALT, 1.5, 1.4 * radius_mm[0] * ppm / f, param1=DISC_EDGE,
+                             param2=DISC_ROUND, minRadius=int(radius_mm[0] * ppm / f),
+                             maxRadius=int(math.ceil(radius_mm[1] * ppm / f)))
+    if found is None:
+        return np.zeros((0, 2))
+    px = (found[0][:, :2].astype(np.float64) + [x0, y0]) * f + (f - 1) / 2.0
+    return view.to_board(px)
+
+
 def away_from(mm: np.ndarray, exclude: np.ndarray | None, diameter_mm: float) -> np.ndarray:
     """The points (board mm) not within about half a thing's width of any `exclude` point."""
     if exclude is None or not len(exclude) or not len(mm):
@@ -171,8 +206,7 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
     the board when `off_board` = (width, height, margin in mm) is given, only in `regions` when given."""
     props = table_proposals(pyr, view, diameter_mm, exclude=exclude, limit=4 * limit)
     if off_board is not None:
-        W, H, m = off_board
-        props = props[~((props[:, 0] > -m) & (props[:, 0] < W + m) & (props[:, 1] > -m) & (props[:, 1] < H + m))]
+        props = off_board_only(props, off_board)
     if regions is not None and len(props):
         props = props[in_regions(view.to_image(props), regions)]
     return props[:limit]
@@ -196,6 +230,12 @@ def suppress(centres: np.ndarray, scores: np.ndarray, radius: float) -> list[int
         if all(np.linalg.norm(centres[i] - centres[j]) >= radius for j in keep):
             keep.append(int(i))
     return keep
+
+
+def off_board_only(mm: np.ndarray, board: tuple[float, float, float]) -> np.ndarray:
+    """The points (board mm) beside the board of (width, height, margin) mm."""
+    W, H, m = board
+    return mm[~((mm[:, 0] > -m) & (mm[:, 0] < W + m) & (mm[:, 1] > -m) & (mm[:, 1] < H + m))]
 
 
 def in_regions(px: np.ndarray, regions) -> np.ndarray:

@@ -6,8 +6,9 @@ round the square goes through one small network (`token_numbers`) that says "no 
 which number (1-5) the token shows, at any angle, and which of the four colours it is. The
 colour is read from the crop divided by the picture's white, measured on the board's pale
 squares (a red token keeps its hue under a warm lamp, and a yellow token on the yellow end
-squares still differs from the square). Tokens waiting beside the board are found as compact
-blobs of a token's size on the table and read by the same network; the die by `vision.dice`.
+squares still differs from the square). Tokens waiting beside the board are found as circles
+and compact blobs of a token's size on the table and read by the same network; the die by
+`vision.dice`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .board import CropModel, crop_model, in_regions, proposals, reader_of, suppress
+from .board import (
+    CropModel,
+    away_from,
+    crop_model,
+    disc_proposals,
+    in_regions,
+    off_board_only,
+    proposals,
+    reader_of,
+    suppress,
+)
 from .boardfind import BoardTracker, layout_points, load_calibration_view
 from .boardview import BoardView, crop_transform, sample_crop
 from .classify import Pyramid
@@ -34,7 +45,12 @@ TOKEN_CROP_MM = 40.0  # the track square (38 mm) and its border; a token is 20-2
 TOKEN_MODEL = "token_numbers"
 TOKEN_MM = 24.0  # typical token diameter, for finding tokens beside the board
 MIN_TOKEN = 0.5
-OFF_LIMIT = 60  # token proposals read beside the board per picture
+# Tokens beside the board are proposed by a circle search (each token at its centre) and by the
+# OFF_LIMIT strongest blobs away from its circles (a token seen at a slant or blurred may not be
+# round enough). On 100 held-out scenes: blobs alone (60) read 92.4 % of the tokens, circles
+# alone 95.8 %, both 96.2 % (96.3 % with 60 blobs, 25 ms more).
+OFF_LIMIT = 15
+TOKEN_RADII = (9.0, 15.0)  # mm: tokens are 20-28 mm across
 DICE = 1  # Numeri is played with one die (RULES.md): the surest die-like thing is it
 
 
@@ -192,8 +208,16 @@ class NumeriReader:
 
     def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
         model = self.model
-        props = proposals(pyr, view, TOKEN_MM, OFF_LIMIT, regions,
-                          off_board=(self.layout.width_mm, self.layout.height_mm, 3.0))
+        off = (self.layout.width_mm, self.layout.height_mm, 3.0)
+        window = None
+        if regions is not None:  # the circle search sees a token's width round the regions
+            r, pad = np.asarray(list(regions), np.float64).reshape(-1, 4), 2 * TOKEN_RADII[1] * view.px_per_mm()
+            window = (r[:, 0].min() - pad, r[:, 1].min() - pad, r[:, 2].max() + pad, r[:, 3].max() + pad)
+        discs = off_board_only(disc_proposals(pyr, view, TOKEN_RADII, window), off)
+        if regions is not None and len(discs):
+            discs = discs[in_regions(view.to_image(discs), regions)]
+        blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT, regions, off_board=off)
+        props = np.concatenate([discs, away_from(blobs, discs, TOKEN_MM)])
         if not len(props):
             return []
         crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]

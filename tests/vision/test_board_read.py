@@ -252,3 +252,31 @@ def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> Non
     read = _recognizer("numeri", truth, image).read(image).to_json()
     near = [t for t in read["tokens"] if np.linalg.norm(chips - t["center"], axis=1).min() < 8 * view.px_per_mm()]
     assert near == [], f"{len(near)} of {len(chips)} plain discs read as tokens"
+
+
+@pytest.mark.parametrize("seed", [3, 5, 6, 7, 10])
+def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: int) -> None:
+    # The blob detector put one peak between two touching tokens, or on a token's printed ring;
+    # the circle search finds each at its centre.
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
+    scene.items = [it for it in scene.items if it.obj != "token" or it.square is not None]
+    layout = load_layout("numeri")
+    step = scene.design.token_mm + 0.5
+    spots = np.array([(150.0 + k * step, layout.height_mm + 30.0) for k in range(5)])
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
+        scene.items.append(Item("token", {"value": k + 1, "color": "blue"}, float(x), float(y), float(40 * k),
+                                layer=2, seed=1000 * seed + k, group="stray"))
+    image, truth = render(scene)
+    row = [t for t in truth["tokens"] if t.get("square") is None]
+    assert len(row) == 5, "the whole row is in view"
+    read = _recognizer("numeri", truth, image).read(image).to_json()
+    beside = [t for t in read["tokens"] if t.get("square") is None]
+    ppm = _true_view("numeri", truth, image).px_per_mm()
+    right = 0
+    for t in row:
+        near = [r for r in beside if np.hypot(*np.subtract(r["center"], t["center"])) < 6 * ppm]
+        assert len(near) == 1, f"token {t['value']}: {len(near)} readings at its centre"
+        right += (near[0]["value"], near[0]["color"]) == (t["value"], "blue")
+    assert right >= 4, f"{right} of 5 tokens read right"  # (the numeral is the classifier's part)
