@@ -13,7 +13,7 @@ from . import draw
 from .fonts import Typeface, text_mask
 
 DISTRACTORS = ("pencil", "phone", "coin", "box_lid", "score_pad", "bag")
-DECOYS = ("chip",)  # drawn only where asked for (the board readers' training scenes), never at random
+DECOYS = ("chip", "plaque")  # drawn only where asked for (the board readers' training scenes), never at random
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def prop(name: str, seed: int, s: float, face: Typeface, title: str = "") -> Pro
 def _prop_cached(name: str, seed: int, s: float, face: Typeface, title: str) -> Prop:
     rng = np.random.default_rng(seed)
     fn = {"pencil": _pencil, "phone": _phone, "coin": _coin, "box_lid": _box_lid, "score_pad": _score_pad,
-          "bag": _bag, "chip": _chip}.get(name)
+          "bag": _bag, "chip": _chip, "plaque": _plaque}.get(name)
     if fn is None:
         raise ValueError(f"unknown distractor {name!r}; expected one of {DISTRACTORS + DECOYS}")
     p = fn(rng, s, face, title)
@@ -112,6 +112,23 @@ def _chip(rng, s, face, title) -> Prop:
         draw.paint(img, draw.ring(n, n, n / 2, n / 2, rng.uniform(0.3, 0.45) * n, max(1, 0.05 * n)), ring)
     np.clip(img, 0, 1, out=img)
     return Prop(img, alpha, d, d, float(rng.uniform(0.5, 4.0)), float(rng.uniform(0.05, 0.7)),
+                draw.scale_colour(base, 0.6))
+
+
+def _plaque(rng, s, face, title) -> Prop:
+    """A plain square of a tile's size and any colour, with no numeral (a cloth's check, a
+    sticker, a paper square): what a tile reader must not take for a tile."""
+    d = rng.uniform(14, 30)
+    n = max(8, int(d * s))
+    base = draw.hsv(rng.uniform(0, 360), rng.uniform(0, 0.8), rng.uniform(0.3, 0.97))
+    img = draw.blank(n, n, base)
+    alpha = draw.rounded_rect(n, n, 0, 0, n, n, rng.uniform(0, 0.15) * n)
+    if rng.random() < 0.3:
+        edge = draw.hsv(rng.uniform(0, 360), rng.uniform(0, 0.8), rng.uniform(0.2, 0.97))
+        k = max(1.0, rng.uniform(0.04, 0.12) * n)
+        draw.paint(img, np.clip(alpha - draw.rounded_rect(n, n, k, k, n - k, n - k, 0.05 * n), 0, 1), edge)
+    np.clip(img, 0, 1, out=img)
+    return Prop(img, alpha, d, d, float(rng.uniform(0.1, 3.0)), float(rng.uniform(0.05, 0.5)),
                 draw.scale_colour(base, 0.6))
 
 

@@ -93,6 +93,7 @@ def start11_crops(img, truth, rng, out) -> None:
         off = off / np.linalg.norm(off) * rng.uniform(11, 16)
         out.append((_crop(pyr, view, centre + off, TILE_CROP_MM, TILE_CROP, float(rng.uniform(0, 360)), rng), 0,
                     "none"))
+    _decoy_crops(pyr, view, truth, rng, out, TILE_CROP_MM, TILE_CROP, 2)  # a plain square is no tile
     _negatives(pyr, view, layout, truth, rng, out, TILE_CROP_MM, TILE_CROP, 10)
 
 
@@ -120,6 +121,16 @@ def _negatives(pyr, view, layout, truth, rng, out, size_mm, px, n) -> None:
         if item.get("obj") == "prop":
             b = view.to_board(np.asarray(item["corners"], np.float64)).mean(axis=0)
             out.append((_crop(pyr, view, b, size_mm, px, float(rng.uniform(0, 360)), rng), 0, "none"))
+
+
+def _decoy_crops(pyr, view, truth, rng, out, size_mm, px, n) -> None:
+    """`n` "nothing here" crops at each decoy the scene holds (`board_scenes`: plain discs and
+    squares with no numeral, `distractors.DECOYS`)."""
+    for b in truth.get("decoys_mm", []):
+        b = np.asarray(b, np.float64)
+        if _inside(view, b, 10):
+            for _ in range(n):
+                out.append((_crop(pyr, view, b, size_mm, px, float(rng.uniform(0, 360)), rng, 1.5), 0, "none"))
 
 
 def _proposal_negatives(pyr, view, truth, rng, out, n) -> None:
@@ -184,14 +195,8 @@ def numeri_crops(img, truth, rng, tokens, dice) -> None:
         dice.append((_crop(pyr, view, b + off, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
         # a die read by the token reader is "no token"
         tokens.append((_crop(pyr, view, b, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
-    for b in truth.get("decoys_mm", []):  # a plain disc (no numeral) is "no token", and no die
-        b = np.asarray(b, np.float64)
-        if not _inside(view, b, 10):
-            continue
-        for _ in range(2):
-            tokens.append((_crop(pyr, view, b, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng, 1.8), 0,
-                           "none"))
-        dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+    _decoy_crops(pyr, view, truth, rng, tokens, TOKEN_CROP_MM, TOKEN_CROP, 2)  # a plain disc is no token,
+    _decoy_crops(pyr, view, truth, rng, dice, DIE_CROP_MM, DIE_CROP, 1)  # and no die
     for t in truth["tokens"][:6]:  # a token read by the die reader is "no die"
         b = view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0]
         dice.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))

@@ -75,7 +75,37 @@ def start11_scene(rng, pool: str = "train"):
         x, y = _board_point(scene, layout, bx, by)
         scene.items.append(Item("tile", random_tile(rng), x, y, float(rng.uniform(0, 360)), layer=5,
                                 seed=_seed(rng), group="loose"))
+    _decoys(scene, layout, rng, "plaque", 0.0)
+    if rng.random() < 0.3:  # a patch of touching squares, like a cloth's checks
+        bx = rng.uniform(-30, layout.width_mm - 30)
+        by = rng.choice([rng.uniform(-110, -60), rng.uniform(layout.height_mm + 20, layout.height_mm + 70)])
+        side, turn, seed = rng.uniform(16, 26), float(rng.uniform(0, 90)), _seed(rng)
+        c, s_ = np.cos(np.radians(turn)), np.sin(np.radians(turn))
+        for i in range(3):
+            for j in range(3):
+                u, v = (i - 1) * side, (j - 1) * side
+                _decoy(scene, layout, "plaque", bx + c * u - s_ * v, by + s_ * u + c * v, turn, 0.0, seed + (i + j) % 2)
     return scene
+
+
+def _decoy(scene, layout, name: str, bx: float, by: float, angle: float, z: float, seed: int) -> None:
+    """A plain thing (`distractors.DECOYS`) at board mm (bx, by); its centre is kept in
+    scene.meta["decoys_mm"] for board_crops to cut "nothing here" crops from."""
+    x, y = _board_point(scene, layout, bx, by)
+    scene.items.append(Item("prop", {"name": name}, x, y, angle, z=z, layer=3, seed=seed, group="prop"))
+    scene.meta.setdefault("decoys_mm", []).append([round(float(bx), 1), round(float(by), 1)])
+
+
+def _decoys(scene, layout, rng, name: str, on_board: float) -> None:
+    """Up to eight decoys round the board (a share `on_board` of them on it)."""
+    for _ in range(int(rng.integers(0, 9))):
+        if rng.random() < on_board:
+            bx, by, z = rng.uniform(10, layout.width_mm - 10), rng.uniform(10, layout.height_mm - 10), 2.0
+        else:
+            bx = rng.uniform(-60, layout.width_mm + 60)
+            by = rng.choice([rng.uniform(-70, -15), rng.uniform(layout.height_mm + 15, layout.height_mm + 70)])
+            z = 0.0
+        _decoy(scene, layout, name, bx, by, float(rng.uniform(0, 360)), z, _seed(rng))
 
 
 def numeri_scene(rng, pool: str = "train"):
@@ -110,18 +140,7 @@ def numeri_scene(rng, pool: str = "train"):
         card = {"value": int(rng.integers(1, 6)), "color": str(rng.choice(SUITS))}
         scene.items.append(Item("token", card, x, y, float(rng.uniform(0, 360)), layer=2, seed=_seed(rng),
                                 group="stray"))
-    decoys = scene.meta.setdefault("decoys_mm", [])  # plain discs, not tokens: board_crops' negatives
-    for _ in range(int(rng.integers(0, 9))):
-        if rng.random() < 0.2:
-            bx, by, z = rng.uniform(10, layout.width_mm - 10), rng.uniform(10, layout.height_mm - 10), 2.0
-        else:
-            bx = rng.uniform(-60, layout.width_mm + 60)
-            by = rng.choice([rng.uniform(-70, -15), rng.uniform(layout.height_mm + 15, layout.height_mm + 70)])
-            z = 0.0
-        x, y = _board_point(scene, layout, bx, by)
-        scene.items.append(Item("prop", {"name": "chip"}, x, y, float(rng.uniform(0, 360)), z=z, layer=3,
-                                seed=_seed(rng), group="prop"))
-        decoys.append([round(float(bx), 1), round(float(by), 1)])
+    _decoys(scene, layout, rng, "chip", 0.2)
     return scene
 
 
