@@ -23,13 +23,12 @@ import numpy as np
 
 from .board import (
     CropModel,
-    away_from,
+    beside_board,
     crop_model,
     disc_proposals,
     in_regions,
-    off_board_only,
-    proposals,
     reader_of,
+    search_window,
     suppress,
 )
 from .boardfind import BoardTracker, layout_points, load_calibration_view
@@ -208,16 +207,9 @@ class NumeriReader:
 
     def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
         model = self.model
-        off = (self.layout.width_mm, self.layout.height_mm, 3.0)
-        window = None
-        if regions is not None:  # the circle search sees a token's width round the regions
-            r, pad = np.asarray(list(regions), np.float64).reshape(-1, 4), 2 * TOKEN_RADII[1] * view.px_per_mm()
-            window = (r[:, 0].min() - pad, r[:, 1].min() - pad, r[:, 2].max() + pad, r[:, 3].max() + pad)
-        discs = off_board_only(disc_proposals(pyr, view, TOKEN_RADII, window), off)
-        if regions is not None and len(discs):
-            discs = discs[in_regions(view.to_image(discs), regions)]
-        blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT, regions, off_board=off)
-        props = np.concatenate([discs, away_from(blobs, discs, TOKEN_MM)])
+        discs = disc_proposals(pyr, view, TOKEN_RADII, search_window(view, regions, 2 * TOKEN_RADII[1]))
+        props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions,
+                             (self.layout.width_mm, self.layout.height_mm, 3.0))
         if not len(props):
             return []
         crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]
