@@ -147,7 +147,8 @@ def test_the_die_classifier_reads_a_die_it_is_shown(seed: int) -> None:
         assert [model.classes[int(k)] for k in probs.argmax(axis=1)] == [str(die["value"])] * 3
 
 
-@pytest.mark.parametrize("seed", [3, 4, 5, 6, 12, 13, 16, 17, 23])
+# Seeds 9 and 10 are dark dice the finder missed until it too was trained on repainted crops.
+@pytest.mark.parametrize("seed", [3, 4, 5, 6, 9, 10, 12, 13, 16, 17, 23])
 def test_the_die_is_found_on_the_table_and_read(seed: int) -> None:
     from vision.classify import Pyramid
     from vision.dice import find_dice, read_dice

@@ -27,6 +27,7 @@ import torch.nn.functional as F
 
 from vision.dice import DIE_MM, FINDER_MODEL, FINDER_PX_PER_MM, FINDER_STRIDE
 from vision.layouts import load_layout
+from vision.train.board_train import repaint as _repaint
 from vision.train.nets import DieNet, export_onnx
 from vision.train.train_det import _aug_photo
 
@@ -68,7 +69,7 @@ def _cache(args):
     return small, t.astype(np.float16)
 
 
-def sample(cache, rng, bs: int, size: int):
+def sample(cache, rng, bs: int, size: int, repaint: bool = False):
     xs, ts = [], []
     o = size // FINDER_STRIDE
     for _ in range(bs):
@@ -94,7 +95,10 @@ def sample(cache, rng, bs: int, size: int):
         im, tt = np.rot90(im, k), np.rot90(tt, k)
         if rng.random() < 0.5:
             im, tt = im[:, ::-1], tt[:, ::-1]
-        xs.append(_aug_photo(np.ascontiguousarray(im), rng))
+        im = np.ascontiguousarray(im)
+        if repaint:  # dice of any paint: lighter or darker pips than body (board_train.repaint)
+            im = _repaint(im[None], rng)[0]
+        xs.append(_aug_photo(im, rng))
         ts.append(np.ascontiguousarray(tt))
     x = np.stack(xs).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
     return torch.from_numpy(x), torch.from_numpy(np.stack(ts))[:, None]
@@ -120,6 +124,7 @@ def main(argv=None) -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--ckpt", default="/work/data/die_centres.pt")
     ap.add_argument("--init", default=None, help="a checkpoint to continue from")
+    ap.add_argument("--repaint", action="store_true", help="crops also with inverted lightness, swapped channels")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -140,7 +145,7 @@ def main(argv=None) -> None:
     model.train()
     run = 0.0
     for step in range(1, a.steps + 1):
-        x, t = sample(cache, rng, a.batch, a.size)
+        x, t = sample(cache, rng, a.batch, a.size, a.repaint)
         loss = loss_fn(model(x.contiguous(memory_format=torch.channels_last)), t)
         opt.zero_grad()
         loss.backward()
