@@ -202,6 +202,7 @@ def run_game(game: str, a) -> dict:
         "missed": missed_n, "extra": extra_n, "printed_numbers_reported": printed,
         "ms_cold_median": round(statistics.median(cold), 1), "ms_warm_median": round(statistics.median(warm), 1),
         "cpu_ms_warm_median": round(statistics.median(cpu_warm), 1),
+        "cpu_ms_warm_p90": round(float(np.percentile(cpu_warm, 90)), 1),
         "ms_region_median": round(statistics.median(region), 1) if region else None,
     }
     if game == "numeri":
