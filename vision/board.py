@@ -207,8 +207,14 @@ def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float]
     edges = cv2.dilate(cv2.Canny(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), 40, 120), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     lo, hi = (side_mm[0] * ppm / f) ** 2, (side_mm[1] * ppm / f) ** 2
+    # A textured cloth has thousands of contours: first keep those whose upright box could hold
+    # such a square at any turn (cheap), then fit their smallest rectangles.
+    small, big = 0.8 * math.sqrt(0.7 * lo), 1.5 * math.sqrt(1.3 * hi)
     out = []
     for c in contours:
+        _x, _y, bw, bh = cv2.boundingRect(c)
+        if not (small <= bw <= big and small <= bh <= big):
+            continue
         (cx, cy), (w, h), _a = cv2.minAreaRect(c)
         if 0.7 * lo <= w * h <= 1.3 * hi and max(w, h) <= 1.3 * min(w, h) and \
                 cv2.contourArea(cv2.convexHull(c)) >= 0.8 * w * h:
@@ -259,12 +265,19 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
     return props[:limit]
 
 
+SHAPES_MOST = 40  # more shapes than this beside the board are the cloth's own pattern
+
+
 def beside_board(pyr: Pyramid, view: BoardView, shapes: np.ndarray, diameter_mm: float, limit: int, regions,
                  board: tuple[float, float, float]) -> np.ndarray:
     """Proposals beside the board (of (width, height, margin) mm) and in `regions` when given:
     the `shapes` found (circles, square outlines: each thing at its centre), then the `limit`
-    strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape)."""
+    strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape).
+    Hundreds of shapes (a gingham's checks, a cloth's dots) are a pattern, not things: then only
+    the blobs are read, which keeps the read's time bounded."""
     shapes = off_board_only(shapes, board)
+    if len(shapes) > SHAPES_MOST:
+        shapes = shapes[:0]
     if regions is not None and len(shapes):
         shapes = shapes[in_regions(view.to_image(shapes), regions)]
     blobs = proposals(pyr, view, diameter_mm, limit, regions, off_board=board)
