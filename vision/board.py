@@ -157,7 +157,7 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
     return away_from(mm, exclude, diameter_mm)[:limit]
 
 
-DISC_RADIUS_PX = 10.0  # a disc's radius on the pyramid level the circle search runs on (from level 1)
+DISC_RADIUS_PX = 10.0  # a disc's radius on the pyramid level the circle search runs on
 DISC_EDGE = 100.0  # Canny threshold of that search (OpenCV's HOUGH_GRADIENT_ALT param1)
 DISC_ROUND = 0.8  # how perfect a circle must be, 0-1 (its param2)
 
@@ -167,13 +167,13 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
 
     OpenCV's circle search (gradient Hough) finds each disc of a row of touching tokens at its own
     centre, where the blob detector (`table_proposals`) puts one peak between two of them or, on
-    a token printed with a ring, on the ring. It never searches the full picture, where it takes
-    up to a second on a textured cloth (half a second at the median of 11 held-out scenes of
-    small tokens, which lose 0.5-0.8 points for it). `window` (x0, y0, x1, y1 in picture
-    pixels) limits the search, for region reads."""
+    a token printed with a ring, on the ring. Small tokens (under 1.7 px per mm) are searched on
+    the full picture, which takes up to a second on a textured cloth: searched on the half-size
+    picture, 0.5-0.8 points of the tokens are lost, and touching tokens of a row. `window` (x0,
+    y0, x1, y1 in picture pixels) limits the search, for region reads."""
     ppm = view.px_per_mm()
     mid = 0.5 * (radius_mm[0] + radius_mm[1]) * ppm
-    level = max(1, min(4, int(math.floor(math.log2(max(mid / DISC_RADIUS_PX, 1.0))))))
+    level = max(0, min(4, int(math.floor(math.log2(max(mid / DISC_RADIUS_PX, 1.0))))))
     f = 2.0**level
     img, (x0, y0) = _window(pyr.level(level), f, window)
     if img is None:
