@@ -160,6 +160,7 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
 DISC_RADIUS_PX = 10.0  # a disc's radius on the pyramid level the circle search runs on
 DISC_EDGE = 100.0  # Canny threshold of that search (OpenCV's HOUGH_GRADIENT_ALT param1)
 DISC_ROUND = 0.8  # how perfect a circle must be, 0-1 (its param2)
+DISC_VOTES = 40  # the classic search's accumulator threshold (its param2; at 20 or 30 a row's token is lost)
 
 
 def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float], window=None) -> np.ndarray:
@@ -168,9 +169,10 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     OpenCV's circle search (gradient Hough) finds each disc of a row of touching tokens at its own
     centre, where the blob detector (`table_proposals`) puts one peak between two of them or, on
     a token printed with a ring, on the ring. Small tokens (under 1.7 px per mm) are searched on
-    the full picture, which takes up to a second on a textured cloth: searched on the half-size
-    picture, 0.5-0.8 points of the tokens are lost, and touching tokens of a row. `window` (x0,
-    y0, x1, y1 in picture pixels) limits the search, for region reads."""
+    the full picture with the classic gradient search: the newer one (HOUGH_GRADIENT_ALT, used on
+    the reduced levels) took up to a second there on a textured cloth, and on the half-size
+    picture touching tokens of a row were lost. `window` (x0, y0, x1, y1 in picture pixels)
+    limits the search, for region reads."""
     ppm = view.px_per_mm()
     mid = 0.5 * (radius_mm[0] + radius_mm[1]) * ppm
     level = max(0, min(4, int(math.floor(math.log2(max(mid / DISC_RADIUS_PX, 1.0))))))
@@ -179,9 +181,13 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     if img is None:
         return np.zeros((0, 2))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT_ALT, 1.5, 1.4 * radius_mm[0] * ppm / f, param1=DISC_EDGE,
-                             param2=DISC_ROUND, minRadius=int(radius_mm[0] * ppm / f),
-                             maxRadius=int(math.ceil(radius_mm[1] * ppm / f)))
+    radii = {"minRadius": int(radius_mm[0] * ppm / f), "maxRadius": int(math.ceil(radius_mm[1] * ppm / f))}
+    if level == 0:  # the full picture: the classic search, whose time does not grow with a cloth's texture
+        found = cv2.HoughCircles(cv2.GaussianBlur(grey, (0, 0), 1.0), cv2.HOUGH_GRADIENT, 2,
+                                 1.4 * radius_mm[0] * ppm, param1=120, param2=DISC_VOTES, **radii)
+    else:
+        found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT_ALT, 1.5, 1.4 * radius_mm[0] * ppm / f, param1=DISC_EDGE,
+                                 param2=DISC_ROUND, **radii)
     if found is None:
         return np.zeros((0, 2))
     px = (found[0][:, :2].astype(np.float64) + [x0, y0]) * f + (f - 1) / 2.0
