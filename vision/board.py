@@ -274,16 +274,20 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
 SHAPES_MOST = 40  # more shapes than this beside the board are the cloth's own pattern
 
 
+def patterned(shapes: np.ndarray, board: tuple[float, float, float]) -> bool:
+    """Whether the shapes found in a whole picture are the cloth's pattern (a gingham's checks, a
+    cloth's dots: hundreds of them beside the board), not things. The readers then read only the
+    blobs there, which keeps the read's time bounded; they decide on a full read and keep it for
+    the region reads, which see too little of the cloth to tell."""
+    return len(off_board_only(shapes, board)) > SHAPES_MOST
+
+
 def beside_board(pyr: Pyramid, view: BoardView, shapes: np.ndarray, diameter_mm: float, limit: int, regions,
                  board: tuple[float, float, float]) -> np.ndarray:
     """Proposals beside the board (of (width, height, margin) mm) and in `regions` when given:
     the `shapes` found (circles, square outlines: each thing at its centre), then the `limit`
-    strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape).
-    Hundreds of shapes (a gingham's checks, a cloth's dots) are a pattern, not things: then only
-    the blobs are read, which keeps the read's time bounded."""
+    strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape)."""
     shapes = off_board_only(shapes, board)
-    if len(shapes) > SHAPES_MOST:
-        shapes = shapes[:0]
     if regions is not None and len(shapes):
         shapes = shapes[in_regions(view.to_image(shapes), regions)]
     blobs = proposals(pyr, view, diameter_mm, limit, regions, off_board=board)
@@ -458,6 +462,7 @@ class Start11Reader:
     model_name: str = TILE_MODEL
     board_tiles: dict = field(default_factory=dict)  # square id -> CardReading (last full or partial read)
     loose: list = field(default_factory=list)
+    cloth_pattern: bool = False  # the cloth beside the board is made of tile-like squares (`patterned`)
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
     _empty_white: np.ndarray | None = None
 
@@ -576,9 +581,12 @@ class Start11Reader:
     def _loose(self, pyr: Pyramid, view: BoardView, regions=None) -> list[CardReading]:
         """Tiles lying beside the board, at any angle."""
         model = self.model
+        board = (self.layout.width_mm, self.layout.height_mm, 4.0)
         outlines = square_proposals(pyr, view, LOOSE_SIDES, search_window(view, regions, 2 * LOOSE_SIDES[1]))
-        props = beside_board(pyr, view, outlines, LOOSE_TILE_MM, LOOSE_LIMIT, regions,
-                             (self.layout.width_mm, self.layout.height_mm, 4.0))
+        if regions is None:
+            self.cloth_pattern = patterned(outlines, board)
+        props = beside_board(pyr, view, outlines[:0] if self.cloth_pattern else outlines, LOOSE_TILE_MM, LOOSE_LIMIT,
+                             regions, board)
         if not len(props):
             return []
         angles, crops = [], []

@@ -316,3 +316,33 @@ def test_loose_tiles_are_found_beside_the_board_and_a_cloths_checks_are_not_tile
     checks = view.to_image(spots[3:])
     on_checks = [c for c in read if np.linalg.norm(checks - centre[id(c)], axis=1).min() < 8 * view.px_per_mm()]
     assert on_checks == [], f"{len(on_checks)} of the 9 checks read as tiles"
+
+
+def test_a_cloth_of_checks_is_told_on_the_full_read_and_kept_for_region_reads() -> None:
+    # Many tile-sized squares beside the board (a gingham's checks) are the cloth, not tiles: the
+    # outline search is then left out (its candidates cost 200 ms on a gingham), and a region read,
+    # which sees too little of the cloth to tell, does as the full read did.
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("start11", np.random.default_rng([3, 1]), "holdout", hand=False)
+    scene.items = [it for it in scene.items if it.obj != "tile" or it.square is not None]
+    layout = load_layout("start11")
+    spots = np.array([(20.0 + 24 * i, -30.0 - 24 * j) for i in range(14) for j in range(5)])
+    for x, y in board_to_table(scene.board, layout, spots):
+        scene.items.append(Item("prop", {"name": "plaque"}, float(x), float(y), scene.board.angle, layer=3,
+                                seed=8, group="prop"))
+    image, truth = render(scene)
+    rec = _recognizer("start11", truth, image)
+    full = rec.read(image).to_json()["cards"]
+    reader = board_mod._STATE[rec]
+    assert reader.cloth_pattern, "70 squares beside the board are a pattern"
+    view = _true_view("start11", truth, image)
+    checks = view.to_image(spots)
+    x0, y0 = checks[:10].min(axis=0).astype(int) - 20
+    x1, y1 = checks[:10].max(axis=0).astype(int) + 20
+    region = rec.read(image, regions=[(x0, y0, x1, y1)]).to_json()["cards"]
+    assert reader.cloth_pattern, "a region read keeps the full read's judgement"
+    for read in (full, region):
+        on_checks = [c for c in read if np.linalg.norm(checks - np.mean(c["corners"], axis=0), axis=1).min()
+                     < 8 * view.px_per_mm()]
+        assert on_checks == []
