@@ -23,7 +23,7 @@ import numpy as np
 
 from .boardfind import BoardTracker, layout_points, load_calibration_view
 from .boardview import BoardView, crop_transform, sample_crop, square_quad
-from .classify import MODELS_DIR, ModelError, Pyramid, _net
+from .classify import MODELS_DIR, ModelError, Pyramid, _net, regions_box
 from .errors import CalibrationError
 from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
 from .types import CardReading, quad_of
@@ -181,13 +181,14 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     if img is None:
         return np.zeros((0, 2))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    apart = 1.4 * radius_mm[0] * ppm / f  # the closest two discs' centres can be
     radii = {"minRadius": int(radius_mm[0] * ppm / f), "maxRadius": int(math.ceil(radius_mm[1] * ppm / f))}
     if level == 0:  # the full picture: the classic search, whose time does not grow with a cloth's texture
-        found = cv2.HoughCircles(cv2.GaussianBlur(grey, (0, 0), 1.0), cv2.HOUGH_GRADIENT, 2,
-                                 1.4 * radius_mm[0] * ppm, param1=120, param2=DISC_VOTES, **radii)
+        found = cv2.HoughCircles(cv2.GaussianBlur(grey, (0, 0), 1.0), cv2.HOUGH_GRADIENT, 2, apart, param1=120,
+                                 param2=DISC_VOTES, **radii)
     else:
-        found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT_ALT, 1.5, 1.4 * radius_mm[0] * ppm / f, param1=DISC_EDGE,
-                                 param2=DISC_ROUND, **radii)
+        found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT_ALT, 1.5, apart, param1=DISC_EDGE, param2=DISC_ROUND,
+                                 **radii)
     if found is None:
         return np.zeros((0, 2))
     px = (found[0][:, :2].astype(np.float64) + [x0, y0]) * f + (f - 1) / 2.0
@@ -245,10 +246,7 @@ def _window(img: np.ndarray, f: float, window) -> tuple[np.ndarray | None, tuple
 
 def search_window(view: BoardView, regions, pad_mm: float) -> tuple[float, float, float, float] | None:
     """The picture window round all `regions` and `pad_mm` more (None: no regions, the whole picture)."""
-    if regions is None:
-        return None
-    r, pad = np.asarray(list(regions), np.float64).reshape(-1, 4), pad_mm * view.px_per_mm()
-    return r[:, 0].min() - pad, r[:, 1].min() - pad, r[:, 2].max() + pad, r[:, 3].max() + pad
+    return None if regions is None else regions_box(regions, pad_mm * view.px_per_mm())
 
 
 def away_from(mm: np.ndarray, exclude: np.ndarray | None, diameter_mm: float) -> np.ndarray:
@@ -274,12 +272,18 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
 SHAPES_MOST = 40  # more shapes than this beside the board are the cloth's own pattern
 
 
-def patterned(shapes: np.ndarray, board: tuple[float, float, float]) -> bool:
-    """Whether the shapes found in a whole picture are the cloth's pattern (a gingham's checks, a
-    cloth's dots: hundreds of them beside the board), not things. The readers then read only the
-    blobs there, which keeps the read's time bounded; they decide on a full read and keep it for
-    the region reads, which see too little of the cloth to tell."""
-    return len(off_board_only(shapes, board)) > SHAPES_MOST
+def shapes_beside(search, regions, board: tuple[float, float, float], pattern: bool) -> tuple[np.ndarray, bool]:
+    """The shapes `search()` finds (board mm), and whether the cloth beside the board is made of
+    such shapes (a gingham's checks, a cloth's dots: more than SHAPES_MOST beside the board).
+    On such a cloth the shapes are not things, and none is kept: only the blobs are read, which
+    keeps the read's time bounded. A full read decides; a region read, which sees too little of
+    the cloth to tell, keeps the judgement `pattern` and does not search a patterned cloth."""
+    if regions is not None and pattern:
+        return np.zeros((0, 2)), True
+    shapes = search()
+    if regions is None:
+        pattern = len(off_board_only(shapes, board)) > SHAPES_MOST
+    return (shapes[:0] if pattern else shapes), pattern
 
 
 def beside_board(pyr: Pyramid, view: BoardView, shapes: np.ndarray, diameter_mm: float, limit: int, regions,
@@ -462,7 +466,7 @@ class Start11Reader:
     model_name: str = TILE_MODEL
     board_tiles: dict = field(default_factory=dict)  # square id -> CardReading (last full or partial read)
     loose: list = field(default_factory=list)
-    cloth_pattern: bool = False  # the cloth beside the board is made of tile-like squares (`patterned`)
+    cloth_pattern: bool = False  # the cloth beside the board is made of tile-like squares (`shapes_beside`)
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
     _empty_white: np.ndarray | None = None
 
@@ -582,11 +586,10 @@ class Start11Reader:
         """Tiles lying beside the board, at any angle."""
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, 4.0)
-        outlines = square_proposals(pyr, view, LOOSE_SIDES, search_window(view, regions, 2 * LOOSE_SIDES[1]))
-        if regions is None:
-            self.cloth_pattern = patterned(outlines, board)
-        props = beside_board(pyr, view, outlines[:0] if self.cloth_pattern else outlines, LOOSE_TILE_MM, LOOSE_LIMIT,
-                             regions, board)
+        window = search_window(view, regions, 2 * LOOSE_SIDES[1])
+        outlines, self.cloth_pattern = shapes_beside(lambda: square_proposals(pyr, view, LOOSE_SIDES, window),
+                                                     regions, board, self.cloth_pattern)
+        props = beside_board(pyr, view, outlines, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
         if not len(props):
             return []
         angles, crops = [], []

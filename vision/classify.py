@@ -96,6 +96,13 @@ class Pyramid:
         return self.levels[0]
 
 
+def regions_box(regions, pad: float) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1) round all `regions`, widened by `pad` pixels on every side: the
+    window a region re-read needs to see."""
+    r = np.asarray(list(regions), np.float64).reshape(-1, 4)
+    return r[:, 0].min() - pad, r[:, 1].min() - pad, r[:, 2].max() + pad, r[:, 3].max() + pad
+
+
 def warp_crop(pyr: Pyramid, quad: np.ndarray, region: tuple[float, float, float, float],
               size: int | tuple[int, int] = CROP) -> np.ndarray:
     """The `region` of the card outlined by `quad`, resampled to `size` (uint8 BGR)."""

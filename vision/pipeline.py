@@ -28,7 +28,17 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Classifier, Pyramid, rotate_quad, warp_crop
+from .classify import (
+    CARD_CLASSES,
+    CARD_REGION,
+    CROP,
+    INDEX_REGION,
+    Classifier,
+    Pyramid,
+    regions_box,
+    rotate_quad,
+    warp_crop,
+)
 from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
@@ -296,9 +306,8 @@ class Recognizer:
         window = None
         if regs is not None and not readers_for(self.game or ""):
             # Only the cards in the regions are read: crops need no reduction of the whole photo.
-            pad = int(2.5 * (self.card_width or 100.0))  # a card centred in a region and its moved outlines
-            window = (min(r[0] for r in regs) - pad, min(r[1] for r in regs) - pad,
-                      max(r[2] for r in regs) + pad, max(r[3] for r in regs) + pad)
+            # A card centred in a region, and its moved outlines.
+            window = regions_box(regs, int(2.5 * (self.card_width or 100.0)))
         ctx = ReadContext(image=image, pyramid=Pyramid(image, window), game=self.game or "", recognizer=self,
                           regions=regs)
         t = time.perf_counter()

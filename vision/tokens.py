@@ -27,9 +27,9 @@ from .board import (
     crop_model,
     disc_proposals,
     in_regions,
-    patterned,
     reader_of,
     search_window,
+    shapes_beside,
     suppress,
 )
 from .boardfind import BoardTracker, layout_points, load_calibration_view
@@ -137,7 +137,7 @@ class NumeriReader:
     on_board: dict = field(default_factory=dict)  # track index -> TokenReading
     off_board: list = field(default_factory=list)
     dice: list = field(default_factory=list)
-    cloth_pattern: bool = False  # the cloth beside the board is made of token-like dots (`board.patterned`)
+    cloth_pattern: bool = False  # the cloth beside the board is made of token-like dots (`board.shapes_beside`)
 
     @classmethod
     def create(cls, calibration: str | Path | None = None) -> NumeriReader:
@@ -210,10 +210,10 @@ class NumeriReader:
     def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, 3.0)
-        discs = disc_proposals(pyr, view, TOKEN_RADII, search_window(view, regions, 2 * TOKEN_RADII[1]))
-        if regions is None:
-            self.cloth_pattern = patterned(discs, board)
-        props = beside_board(pyr, view, discs[:0] if self.cloth_pattern else discs, TOKEN_MM, OFF_LIMIT, regions, board)
+        window = search_window(view, regions, 2 * TOKEN_RADII[1])
+        discs, self.cloth_pattern = shapes_beside(lambda: disc_proposals(pyr, view, TOKEN_RADII, window),
+                                                  regions, board, self.cloth_pattern)
+        props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions, board)
         if not len(props):
             return []
         crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]
