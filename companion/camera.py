@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 CAMERA = Actor("camera")
 PREVIEW_FPS = 5.0
 BOARD_GAMES = ("start11", "numeri")  # read on a printed board: calibrated by its own four corners
+# At most this many tiles read on an 11! board at a round's start, through its stored empty look,
+# and it is taken for empty (and learnt again, in today's light): the empty-board reader reports
+# about one false tile in two pictures (benchmarks/vision_boards.py --empty-board).
+STILL_EMPTY = 2
 
 
 class CameraService:
@@ -66,6 +70,8 @@ class CameraService:
         self._frame: np.ndarray | None = None
         self._frame_seq = 0
         self._last_obs: dict[str, Any] | None = None
+        self._round_seen: tuple[Any, Any] | None = None  # the 11! round whose start was last looked at
+        self._learn_pending = False  # learn the empty 11! board from the next still picture
         self.state = "starting"  # starting, running, lost, stopped
         self.source_name = ""
         self.last_frame_at = 0.0
@@ -149,13 +155,18 @@ class CameraService:
             self._frame = frame.image
             self._frame_seq += 1
             self._frame_cond.notify_all()
+        snap = self.referee.snapshot()
+        game = snap.get("game")
+        if game == "start11" and self.read_boards:
+            self._round_start(snap)
         event = self.stabilizer.feed(frame)
         if event is None:
             return
-        game = self.referee.snapshot().get("game")
         if not game or (game in BOARD_GAMES and not self.read_boards):
             return
         try:
+            if self._learn_pending:
+                self._learn_at_start(snap, event.image)
             observation = self._read(game, event)
         except CalibrationError as exc:
             self._board_lost(str(exc))
@@ -167,6 +178,41 @@ class CameraService:
             self.board_missing = False
             self._note("board found", "plateau retrouvé")
         self.referee.post({"type": "observation", "observation": observation}, CAMERA)
+
+    def _round_start(self, snap: Mapping[str, Any]) -> None:
+        """A new 11! round on a board no tile has been placed on (by the rules: every round
+        starts so): learn its empty look from the next still picture, without a button. The
+        stabiliser starts afresh, so that picture is taken now, not at the first placement."""
+        key = (snap.get("match_id"), (snap.get("rounds") or {}).get("current"))
+        if key == self._round_seen:
+            return
+        self._round_seen = key
+        if not _board_tiles(snap):
+            self._learn_pending = True
+            self.stabilizer.reset()
+
+    def _learn_at_start(self, snap: Mapping[str, Any], image: np.ndarray) -> None:
+        """Learn the empty board while the rules still say it is empty. If an empty look is
+        already stored, the picture is read with it first: tiles left from the last game are
+        not learnt as the board. A board not found raises CalibrationError, said as for a read;
+        learning is tried again at the next still picture (after the corners are tapped)."""
+        latest = self.referee.snapshot()
+        if latest.get("match_id") != snap.get("match_id") or _board_tiles(latest):
+            self._learn_pending = False  # a tile went down (from a phone) before the table was still
+            return
+        stored = self._empty_board_file("start11")
+        if stored is not None and stored.is_file():
+            seen = [c for c in self._recognizer("start11").read(image).to_json()["cards"] if c.get("square")]
+            if len(seen) > STILL_EMPTY:
+                self._learn_pending = False
+                log.info("11! round starts with %d tiles seen on the board: empty look kept", len(seen))
+                self._note(f"{len(seen)} tiles seen on the board: clear it for the new round",
+                           f"{len(seen)} tuiles vues sur le plateau : videz-le pour la nouvelle manche")
+                return
+        squares = self._learn_empty(image)
+        self._learn_pending = False
+        log.info("empty 11! board learnt at the start of the round (%d squares)", squares)
+        self._note(f"empty board learnt ({squares} squares)", f"plateau vide appris ({squares} cases)")
 
     def _board_lost(self, why: str) -> None:
         """Said once until the board is seen again; the players can calibrate it on the camera page."""
@@ -298,25 +344,29 @@ class CameraService:
         """11!: the board in view is empty (as at the start of a game): keep each square's look.
         Afterwards a square that still looks so holds no tile, whatever the printing, and one
         that clearly does not holds one, however faint its tile."""
-        from vision.board import Start11Reader
-
-        game = self.referee.snapshot().get("game")
-        if game != "start11":
+        if self.referee.snapshot().get("game") != "start11":
             raise ValueError("only the 11! board is learnt empty; start an 11! game first")
-        image = self._latest().copy()
-        board, path = self._board_file(game), self._empty_board_file(game)
         try:
-            reader = Start11Reader.create(board if board is not None and board.is_file() else None)
-            squares = reader.learn_empty(image)
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                reader.save_empty(path)
+            squares = self._learn_empty(self._latest().copy())
         except (CalibrationError, OSError) as exc:
             raise ValueError(str(exc)) from None
-        self._recognizers.pop(game, None)  # the next reading uses it
         return {"squares": squares,
                 "message": {"fr": f"Plateau vide appris ({squares} cases).",
                             "en": f"Empty board learnt ({squares} squares)."}}
+
+    def _learn_empty(self, image: np.ndarray) -> int:
+        """Keep each square's look on this picture of the empty 11! board (stored beside the
+        board's calibration); the next reading uses it. Raises CalibrationError or OSError."""
+        from vision.board import Start11Reader
+
+        board, path = self._board_file("start11"), self._empty_board_file("start11")
+        reader = Start11Reader.create(board if board is not None and board.is_file() else None)
+        squares = reader.learn_empty(image)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            reader.save_empty(path)
+        self._recognizers.pop("start11", None)
+        return squares
 
     def teach(self, game: str) -> Mapping[str, Any]:
         """First step of "teach this deck": read the laid-out deck for the players to check."""
@@ -354,6 +404,11 @@ class CameraService:
         return {"message": {"fr": f"Jeu appris : {n} cartes, {len(profile.classes)} valeurs.",
                             "en": f"Deck learnt: {n} cards, {len(profile.classes)} values."},
                 "classes": list(profile.classes)}
+
+
+def _board_tiles(snap: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The tiles the rules know on the 11! board (empty at the start of every round)."""
+    return ((snap.get("table") or {}).get("board") or {}).get("tiles") or {}
 
 
 def _jpeg(image: np.ndarray, width: int | None = None, quality: int = 80) -> bytes:

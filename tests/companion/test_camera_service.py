@@ -225,3 +225,51 @@ def test_the_empty_11_board_is_learnt_kept_and_used(tmp_path: Path) -> None:
     got = {c["square"] for c in recognizer.read(image).to_json()["cards"] if c.get("square")}
     want = {c["square"].replace("-", ":") for c in truth["cards"] if c.get("square")}
     assert want <= got and len(got - want) <= 1, sorted(got - want)
+
+
+def test_the_empty_11_board_is_learnt_by_itself_when_a_round_starts(tmp_path: Path) -> None:
+    """Every 11! round starts on the empty board: its first still picture is learnt as the empty
+    look with no button pressed, so the printed squares are not taken for tiles. A new game whose
+    board still holds the last game's tiles does not overwrite that look."""
+    import numpy as np
+
+    from vision.render import random_scene, render
+
+    def show(service: CameraService, image: np.ndarray, frames: int = 6) -> None:
+        for _ in range(frames):
+            service.frames += 1
+            seq = service.frames
+            service._on_frame(Frame(image, lores_of(image), seq, seq / 15.0))
+
+    def notes(referee: Referee) -> list[str]:
+        return [e.payload["text"] for e in referee.store.events(referee.match_id) if e.kind == "note"]
+
+    # The printing whose empty squares the tile net takes for tiles (as in the test above).
+    scene = random_scene("start11", np.random.default_rng([3, 1]), "holdout", hand=False)
+    image, truth = render(scene)
+    bare = scene.copy()
+    bare.items = [it for it in bare.items if it.obj != "tile"]
+    empty, _ = render(bare)
+    stored = tmp_path / "board-start11-empty.npz"
+
+    referee = Referee(Store.open(tmp_path / "db.sqlite3"), perceive=Perceiver())
+    off = CameraService(referee, "sim", fps=15.0, data_dir=tmp_path, stabilizer=StabilizerConfig(still_frames=2),
+                        read_boards=False)
+    referee.handle({"type": "new_match", "game": "start11", "players": ["A", "B"]}, Actor("host"))
+    show(off, empty)
+    assert not stored.exists()  # board reading off: the camera leaves the board alone
+
+    service = CameraService(referee, "sim", fps=15.0, data_dir=tmp_path, stabilizer=StabilizerConfig(still_frames=2))
+    show(service, empty)
+    assert stored.is_file()
+    assert [n for n in notes(referee) if n.startswith("empty board learnt")], notes(referee)
+    got = {c["square"] for c in service._recognizer("start11").read(image).to_json()["cards"] if c.get("square")}
+    want = {c["square"].replace("-", ":") for c in truth["cards"] if c.get("square")}
+    assert want <= got and len(got - want) <= 1, sorted(got - want)
+
+    # The next game is started before the board is cleared: the tiles are not learnt as the board.
+    learnt = stored.read_bytes()
+    referee.handle({"type": "new_match", "game": "start11", "players": ["A", "B"]}, Actor("host"))
+    show(service, image)
+    assert stored.read_bytes() == learnt
+    assert [n for n in notes(referee) if "tiles seen on the board" in n], notes(referee)
