@@ -196,3 +196,20 @@ def test_some_table_families_are_only_in_the_holdout_pool():
     """Recognition is measured on kinds of surface never trained on (dots, marble, cork)."""
     fam = {pool: {f for f, p in TABLES.values() if p == pool} for pool in ("train", "holdout")}
     assert {"dots", "marble", "cork"} <= fam["holdout"] - fam["train"]
+
+
+def test_a_printing_drawn_on_request_is_never_drawn_at_random():
+    """The facsimile 11! printing (squares printed like tiles' faces) is for the board readers'
+    training scenes only: the pools' random draws, and so every held-out scene, stay as they were."""
+    from vision.render import random_board_style
+    from vision.render.boards import ON_REQUEST
+
+    rng = np.random.default_rng(5)
+    drawn = {random_board_style(rng, "start11", pool).template for pool in ("train", "holdout") for _ in range(60)}
+    assert drawn and not drawn & set(ON_REQUEST)
+    style = random_board_style(rng, "start11", "train", template="facsimile")
+    assert style.square_style == "facsimile" and style.stock is not None
+    with pytest.raises(ValueError, match="facsimile"):
+        random_board_style(rng, "start11", "holdout", template="facsimile")
+    with pytest.raises(ValueError, match="facsimile"):
+        random_board_style(rng, "numeri", "train", template="facsimile")

@@ -29,6 +29,10 @@ BOARD_TEMPLATES: dict[str, tuple[str, str]] = {  # name -> (game, pool)
     "night": ("numeri", "holdout"),
     "paper": ("numeri", "holdout"),
 }
+# Drawn only when asked for (board_scenes --board), so the pools' random draws stay as they are.
+# "facsimile": each square printed like a tile's face (its stock, ink and typeface), flat: only a
+# real tile's edge and shadow tell it from the printing.
+ON_REQUEST: dict[str, tuple[str, str]] = {"facsimile": ("start11", "train")}
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,9 @@ class BoardStyle:
     gloss: float
     edge: Colour
     folds: int  # creases across the board (panels - 1)
+    stock: Colour | None = None  # facsimile: the printed tile faces' stock
+    frame: str = "none"  # facsimile: none|ink|dark line round each square
+    bevel: float = 0.0  # facsimile: printed rim shading, like a tile's bevel
 
     def ink(self, name: str) -> Colour:
         return dict(self.inks)[name]
@@ -61,8 +68,9 @@ def random_board_style(rng: np.random.Generator, game: str, pool: str = "train",
                        template: str | None = None) -> BoardStyle:
     names = board_templates(game, pool)
     tpl = template if template is not None else str(rng.choice(names))
-    if tpl not in BOARD_TEMPLATES or BOARD_TEMPLATES[tpl][0] != game:
-        raise ValueError(f"unknown board template {tpl!r} for {game!r}")
+    known = BOARD_TEMPLATES | ON_REQUEST
+    if tpl not in known or known[tpl] != (game, pool):
+        raise ValueError(f"no board template {tpl!r} for {game!r} in the {pool} pool")
     faces = typefaces(pool)
     bold = [f for f in faces if f.bold and not f.italic] or faces
     face = bold[int(rng.integers(0, len(bold)))]
@@ -88,13 +96,32 @@ def random_board_style(rng: np.random.Generator, game: str, pool: str = "train",
         "paper": (draw.hsv(u(40, 50), u(0.05, 0.12), u(0.9, 0.96)), draw.hsv(u(0, 20), u(0.3, 0.5), u(0.4, 0.6)),
                   "outlined", "dark"),
     }
-    bg, accent, sq_style, num_ink = table[tpl]
+    bg, accent, sq_style, num_ink = table[tpl] if tpl in table else _facsimile_look(rng)
+    extra = _facsimile(rng) if tpl == "facsimile" else {}
     seed = int(rng.integers(0, 2**31))
     return BoardStyle(name=f"{tpl}/{face.name}#{seed % 100000}", game=game, template=tpl, seed=seed, typeface=face,
                       background=bg, accent=accent, inks=tuple(inks.items()), square_style=sq_style,
                       number_ink=num_ink, corner=float(u(0.05, 0.2)), gloss=float(u(0.15, 0.5)),
                       edge=draw.hsv(u(0, 360), u(0.0, 0.2), u(0.1, 0.3)),
-                      folds=int(rng.choice([1, 2, 3]) if game == "start11" else rng.choice([2, 1])))
+                      folds=int(rng.choice([1, 2, 3]) if game == "start11" else rng.choice([2, 1])), **extra)
+
+
+def _facsimile_look(rng: np.random.Generator) -> tuple[Colour, Colour, str, str]:
+    """Board and accent colours of a facsimile printing: any board, light or dark."""
+    u = rng.uniform
+    bg = draw.hsv(u(0, 360), u(0.0, 0.5), float(rng.choice([u(0.15, 0.35), u(0.5, 0.75), u(0.85, 0.97)])))
+    return bg, draw.hsv(u(0, 360), u(0.3, 0.7), u(0.4, 0.8)), "facsimile", "row"
+
+
+def _facsimile(rng: np.random.Generator) -> dict:
+    """A tile-like stock (ivory, white, cream, wood or stone, as `designs._apply_tile` draws
+    tiles), an optional line round each square, and an optional printed bevel."""
+    u = rng.uniform
+    stock = [draw.hsv(u(38, 50), u(0.06, 0.15), u(0.9, 0.97)), draw.hsv(u(30, 60), u(0.0, 0.04), u(0.94, 0.99)),
+             draw.hsv(u(40, 48), u(0.12, 0.22), u(0.88, 0.95)), draw.hsv(u(30, 40), u(0.22, 0.38), u(0.8, 0.9)),
+             draw.hsv(u(0, 360), u(0.0, 0.04), u(0.82, 0.9))][int(rng.integers(0, 5))]
+    return {"stock": stock, "frame": str(rng.choice(["none", "ink", "dark"], p=[0.4, 0.4, 0.2])),
+            "bevel": float(rng.choice([0.0, u(0.04, 0.12)]))}
 
 
 def board_image(layout: BoardLayout, style: BoardStyle, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
@@ -192,12 +219,30 @@ def _start11(img, layout: BoardLayout, st: BoardStyle, s: float, rng) -> None:
         elif st.square_style == "tinted":
             draw.paint_rrect(img, x0, y0, x1, y1, r, draw.mix((1.0, 1.0, 1.0), ink, 0.45))
             num_col = draw.scale_colour(ink, 0.8) if st.number_ink == "row" else (0.97, 0.97, 0.97)
+        elif st.square_style == "facsimile":
+            _tile_print(img, st, x0, y0, x1, y1, r, ink)
+            num_col = ink
         else:  # outlined
             draw.paint_rrect(img, x0, y0, x1, y1, r, ink)
             t = max(1.5, 0.1 * sq)
             draw.paint_rrect(img, x0 + t, y0 + t, x1 - t, y1 - t, max(0.5, r - t), (0.97, 0.97, 0.96))
             num_col = ink
         _text(img, str(q.number), st.typeface, 0.42 * sq, num_col, cx, cy, max_w=0.78 * sq)
+
+
+def _tile_print(img, st: BoardStyle, x0: float, y0: float, x1: float, y1: float, r: float, ink: Colour) -> None:
+    """A square printed like a tile's face: its stock, a line round it, a flat bevel's shading."""
+    stock = st.stock or (0.95, 0.94, 0.9)
+    if st.frame != "none":
+        line = ink if st.frame == "ink" else draw.hsv(0, 0, 0.25)
+        draw.paint_rrect(img, x0, y0, x1, y1, r, line)
+        t = max(1.0, 0.06 * (x1 - x0))
+        x0, y0, x1, y1, r = x0 + t, y0 + t, x1 - t, y1 - t, max(0.5, r - t)
+    draw.paint_rrect(img, x0, y0, x1, y1, r, stock)
+    if st.bevel > 0:  # lit upper-left rim, shaded lower-right, as drawn on a tile
+        w = max(1.0, 0.07 * (x1 - x0))
+        draw.paint_rrect(img, x0, y0, x1, y0 + w, r, (1.0, 1.0, 1.0), st.bevel * 2)
+        draw.paint_rrect(img, x0, y1 - w, x1, y1, r, draw.scale_colour(stock, 0.6), st.bevel * 3)
 
 
 def _numeri(img, layout: BoardLayout, st: BoardStyle, s: float, rng) -> None:

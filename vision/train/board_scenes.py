@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.layouts import JOKER_NUMBERS, SYMBOLS, load_layout
-from vision.render import random_scene, render
+from vision.render import random_board_style, random_scene, render
 from vision.render.designs import SUITS
 from vision.render.scene import Item, board_to_table
 
@@ -54,8 +55,10 @@ def _board_point(scene, layout, x: float, y: float) -> tuple[float, float]:
     return float(p[0]), float(p[1])
 
 
-def start11_scene(rng, pool: str = "train"):
+def start11_scene(rng, pool: str = "train", board: str | None = None):
     scene = random_scene("start11", rng, pool, hand=False)
+    if board is not None:  # a printing drawn only on request (`boards.ON_REQUEST`)
+        scene.board = replace(scene.board, style=random_board_style(rng, "start11", pool, template=board))
     layout = load_layout("start11")
     scene.items = [it for it in scene.items if it.group != "board"]
     fill = rng.uniform(0.15, 0.95)
@@ -108,9 +111,11 @@ def _decoys(scene, layout, rng, name: str, on_board: float) -> None:
         _decoy(scene, layout, name, bx, by, float(rng.uniform(0, 360)), z, _seed(rng))
 
 
-def numeri_scene(rng, pool: str = "train"):
+def numeri_scene(rng, pool: str = "train", board: str | None = None):
     variant = "d6" if rng.random() < 0.35 else None
     scene = random_scene("numeri", rng, pool, hand=False, **({"variant": variant} if variant else {}))
+    if board is not None:
+        scene.board = replace(scene.board, style=random_board_style(rng, "numeri", pool, template=board))
     layout = load_layout("numeri")
     scene.items = [it for it in scene.items if it.group != "board"]
     fill = rng.uniform(0.15, 0.8)
@@ -148,12 +153,12 @@ MAKERS = {"start11": start11_scene, "numeri": numeri_scene}
 
 
 def _work(args) -> str:
-    out, game, pool, base, k = args
+    out, game, pool, base, k, board = args
     name = f"{game}_{pool}_{base}_{k:05d}"
     target = Path(out) / f"{name}.json"
     if target.exists():
         return name
-    scene = MAKERS[game](np.random.default_rng([base, k]), pool)
+    scene = MAKERS[game](np.random.default_rng([base, k]), pool, board)
     image, truth = render(scene)
     truth["styles"].update(board=scene.board.style.template, tile=scene.design.tile_template,
                            token=scene.design.token_template, die=scene.design.die_template)
@@ -175,9 +180,10 @@ def main(argv=None) -> None:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--base-seed", type=int, default=7100)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--board", help="the board's printing in every scene (a template, e.g. facsimile)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.game, a.pool, a.base_seed, k) for k in range(a.start, a.start + a.count)]
+    jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board) for k in range(a.start, a.start + a.count)]
     if a.workers <= 1:
         for n, job in enumerate(jobs, 1):
             name = _work(job)
