@@ -1190,6 +1190,7 @@ class BoardTracker:
     reference: float = 0.0  # outline contrast when the view was fitted
     relocations: int = 0
     moved_ratio: float = 0.55  # contrast below this share of the reference: the board moved
+    same_place_mm: float = 2.5  # found again within this of the kept view: it has not moved
 
     def view_for(self, image: np.ndarray, pyr: Pyramid, timings: dict | None = None) -> BoardView:
         t = time.perf_counter()
@@ -1202,13 +1203,25 @@ class BoardTracker:
                     timings["board_check_ms"] = (time.perf_counter() - t) * 1000
                 return self.view
         hint = self.view if self.view is not None else self.hint
-        loc = locate(image, self.layout, hint=hint, pyr=pyr)
-        self.view = loc.view
-        self.reference = outline_contrast(pyr, loc.view, self.layout)
+        view = locate(image, self.layout, hint=hint, pyr=pyr).view
+        if self.view is not None and tuple(self.view.image_size) == size and \
+                _shift_mm(self.view, view) <= self.same_place_mm:
+            # Not moved: tiles over the squares' outlines lowered their contrast. The view that
+            # was kept stays (a fit again is a few pixels off, and a learnt empty look with it).
+            view = self.view
+        self.view = view
+        self.reference = outline_contrast(pyr, view, self.layout)
         self.relocations += 1
         if timings is not None:
             timings["board_locate_ms"] = (time.perf_counter() - t) * 1000
         return self.view
+
+
+def _shift_mm(a: BoardView, b: BoardView) -> float:
+    """How far apart (board mm, at the board's scale in the picture) two views put its corners,
+    on average (a corner out of the picture is placed less surely than the others)."""
+    d = np.linalg.norm(np.asarray(a.corners(), float) - np.asarray(b.corners(), float), axis=1).mean()
+    return float(d) / a.px_per_mm()
 
 
 def load_calibration_view(path: str | Path, layout: BoardLayout) -> BoardView:

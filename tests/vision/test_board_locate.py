@@ -202,6 +202,26 @@ def test_tracker_keeps_the_view_while_the_board_stays():
     assert again is first and tracker.relocations == 1 and "board_check_ms" in timings
 
 
+def test_tracker_keeps_its_view_when_tiles_cover_the_squares_but_follows_a_moved_board():
+    """Tiles over the squares' outlines lower their contrast: the tracker locates the board again,
+    finds it where it was (a few pixels off), and keeps the view it had, with which a learnt
+    empty look is registered. A board that really moved is followed."""
+    # A thin-lined printing whose outlines the tiles hide well (contrast under 0.55 of the empty board's).
+    scene = random_scene("start11", np.random.default_rng([2024, 0, 1]), "holdout", hand=False)
+    full, truth = render(scene)
+    bare = scene.copy()
+    bare.items = [it for it in bare.items if it.obj != "tile"]
+    empty, _ = render(bare)
+    tracker = BoardTracker(load_layout("start11"))
+    first = tracker.view_for(empty, Pyramid(empty))
+    assert tracker.view_for(full, Pyramid(full)) is first and tracker.relocations == 2
+    moved = np.roll(full, (24, -32), axis=(0, 1))  # 16 mm
+    after = tracker.view_for(moved, Pyramid(moved))
+    assert after is not first and tracker.relocations == 3
+    want = np.asarray(truth["board"]["corners"], float) + [-32, 24]
+    assert corner_errors(after.corners(), want)[0] < TOLERANCE * board_width(want)
+
+
 def test_hint_follows_a_nudged_board():
     """From the old view the board is found again after it moved a little (a few millimetres)."""
     image, truth, game = rendered("rotated")
