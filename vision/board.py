@@ -164,7 +164,8 @@ DISC_VOTES = 40  # the classic search's accumulator threshold (its param2; at 20
 
 
 def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float], window=None) -> np.ndarray:
-    """Centres (board mm) of round things (tokens) `radius_mm` = (smallest, largest) in radius.
+    """Round things (tokens) `radius_mm` = (smallest, largest) in radius: rows of (x, y) board mm
+    of the centre, diameter mm, nan (no direction; `shapes_beside` compares shapes).
 
     OpenCV's circle search (gradient Hough) finds each disc of a row of touching tokens at its own
     centre, where the blob detector (`table_proposals`) puts one peak between two of them or, on
@@ -190,16 +191,18 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
         found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT_ALT, 1.5, apart, param1=DISC_EDGE, param2=DISC_ROUND,
                                  **radii)
     if found is None:
-        return np.zeros((0, 2))
+        return np.zeros((0, 4))
     px = (found[0][:, :2].astype(np.float64) + [x0, y0]) * f + (f - 1) / 2.0
-    return view.to_board(px)
+    size = 2.0 * found[0][:, 2].astype(np.float64) * f / ppm
+    return np.column_stack([view.to_board(px), size, np.full(len(px), np.nan)])
 
 
 SQUARE_SIDE_PX = 20.0  # a square's side on the pyramid level the outline search runs on
 
 
 def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float], window=None) -> np.ndarray:
-    """Centres (board mm) of square outlines (tiles) `side_mm` = (smallest, largest) across.
+    """Square outlines (tiles) `side_mm` = (smallest, largest) across: rows of (x, y) board mm
+    of the centre, side mm, direction in the picture (degrees, mod 90).
 
     Closed edge contours whose smallest enclosing rectangle is square, of that size, and filled
     by their hull: a tile's outline against the table, found at its centre where the blob
@@ -210,7 +213,7 @@ def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float]
     f = 2.0**level
     img, (x0, y0) = _window(pyr.level(level), f, window)
     if img is None:
-        return np.zeros((0, 2))
+        return np.zeros((0, 4))
     edges = cv2.dilate(cv2.Canny(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), 40, 120), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     lo, hi = (side_mm[0] * ppm / f) ** 2, (side_mm[1] * ppm / f) ** 2
@@ -222,13 +225,14 @@ def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float]
         _x, _y, bw, bh = cv2.boundingRect(c)
         if not (small <= bw <= big and small <= bh <= big):
             continue
-        (cx, cy), (w, h), _a = cv2.minAreaRect(c)
+        (cx, cy), (w, h), a = cv2.minAreaRect(c)
         if 0.7 * lo <= w * h <= 1.3 * hi and max(w, h) <= 1.3 * min(w, h) and \
                 cv2.contourArea(cv2.convexHull(c)) >= 0.8 * w * h:
-            out.append((cx + x0, cy + y0))
+            out.append((cx + x0, cy + y0, math.sqrt(w * h) * f / ppm, a % 90.0))
     if not out:
-        return np.zeros((0, 2))
-    return view.to_board(np.asarray(out, np.float64) * f + (f - 1) / 2.0)
+        return np.zeros((0, 4))
+    o = np.asarray(out, np.float64)
+    return np.column_stack([view.to_board(o[:, :2] * f + (f - 1) / 2.0), o[:, 2:]])
 
 
 def _window(img: np.ndarray, f: float, window) -> tuple[np.ndarray | None, tuple[int, int]]:
@@ -270,20 +274,35 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
 
 
 SHAPES_MOST = 40  # more shapes than this beside the board are the cloth's own pattern
+UNLIKE_SIZE = 0.15  # a shape this much larger or smaller than the pattern's is not part of it
+UNLIKE_TURN = 6.0  # degrees: a square this far turned from the pattern's grid is not part of it
 
 
-def shapes_beside(search, regions, board: tuple[float, float, float], pattern: bool) -> tuple[np.ndarray, bool]:
-    """The shapes `search()` finds (board mm), and whether the cloth beside the board is made of
-    such shapes (a gingham's checks, a cloth's dots: more than SHAPES_MOST beside the board).
-    On such a cloth the shapes are not things, and none is kept: only the blobs are read, which
-    keeps the read's time bounded. A full read decides; a region read, which sees too little of
-    the cloth to tell, keeps the judgement `pattern` and does not search a patterned cloth."""
-    if regions is not None and pattern:
-        return np.zeros((0, 2)), True
+def shapes_beside(search, regions, board: tuple[float, float, float], pattern: tuple[float, float] | None
+                  ) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """The centres (board mm) of the shapes `search()` finds (rows of x, y, size, direction),
+    and the cloth's pattern: (size, direction) of its shapes when the cloth beside the board is
+    made of such shapes (a gingham's checks, a cloth's dots: more than SHAPES_MOST), else None.
+    On such a cloth only shapes unlike its own are kept, another size or turned from its grid (a
+    tile lying on the checks), the SHAPES_MOST most unlike: the read's time stays bounded. A
+    full read judges the cloth; a region read, which sees too little of it, keeps `pattern`."""
     shapes = search()
     if regions is None:
-        pattern = len(off_board_only(shapes, board)) > SHAPES_MOST
-    return (shapes[:0] if pattern else shapes), pattern
+        beside = off_board_only(shapes, board)
+        pattern = None
+        if len(beside) > SHAPES_MOST:
+            a = np.radians(beside[:, 3] * 4.0)
+            turn = float(np.degrees(np.arctan2(np.nansum(np.sin(a)), np.nansum(np.cos(a)))) / 4.0 % 90.0)
+            pattern = (float(np.median(beside[:, 2])), turn)
+    if pattern is None or not len(shapes):
+        return shapes[:, :2], pattern
+    size = np.abs(shapes[:, 2] / pattern[0] - 1.0) / UNLIKE_SIZE
+    d = np.abs((shapes[:, 3] - pattern[1] + 45.0) % 90.0 - 45.0)
+    turn = np.where(np.isnan(d), 0.0, d) / UNLIKE_TURN
+    unlike = np.maximum(size, turn)
+    keep = np.flatnonzero(unlike > 1.0)
+    keep = keep[np.argsort(-unlike[keep])][:SHAPES_MOST]
+    return shapes[keep, :2], pattern
 
 
 def beside_board(pyr: Pyramid, view: BoardView, shapes: np.ndarray, diameter_mm: float, limit: int, regions,
@@ -472,7 +491,7 @@ class Start11Reader:
     model_name: str = TILE_MODEL
     board_tiles: dict = field(default_factory=dict)  # square id -> CardReading (last full or partial read)
     loose: list = field(default_factory=list)
-    cloth_pattern: bool = False  # the cloth beside the board is made of tile-like squares (`shapes_beside`)
+    cloth_pattern: tuple[float, float] | None = None  # its tile-like squares' (size, direction), `shapes_beside`
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
     _empty_white: np.ndarray | None = None
 

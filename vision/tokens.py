@@ -137,7 +137,7 @@ class NumeriReader:
     on_board: dict = field(default_factory=dict)  # track index -> TokenReading
     off_board: list = field(default_factory=list)
     dice: list = field(default_factory=list)
-    cloth_pattern: bool = False  # the cloth beside the board is made of token-like dots (`board.shapes_beside`)
+    cloth_pattern: tuple[float, float] | None = None  # its token-like dots' (size, direction), `board.shapes_beside`
 
     @classmethod
     def create(cls, calibration: str | Path | None = None) -> NumeriReader:

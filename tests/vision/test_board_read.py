@@ -334,9 +334,9 @@ def test_loose_tiles_are_found_beside_the_board_and_a_cloths_checks_are_not_tile
 
 
 def test_a_cloth_of_checks_is_told_on_the_full_read_and_kept_for_region_reads() -> None:
-    # Many tile-sized squares beside the board (a gingham's checks) are the cloth, not tiles: the
-    # outline search is then left out (its candidates cost 200 ms on a gingham), and a region read,
-    # which sees too little of the cloth to tell, does as the full read did.
+    # Many tile-sized squares beside the board (a gingham's checks) are the cloth, not tiles: only
+    # outlines unlike them are read (reading them all cost 200 ms on a gingham), and a region
+    # read, which sees too little of the cloth to tell, keeps the full read's judgement.
     from vision.render.scene import Item, board_to_table
 
     scene = random_scene("start11", np.random.default_rng([3, 1]), "holdout", hand=False)
@@ -361,3 +361,34 @@ def test_a_cloth_of_checks_is_told_on_the_full_read_and_kept_for_region_reads() 
         on_checks = [c for c in read if np.linalg.norm(checks - np.mean(c["corners"], axis=0), axis=1).min()
                      < 8 * view.px_per_mm()]
         assert on_checks == []
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_tiles_turned_on_a_gingham_are_read_and_its_checks_are_not(seed: int) -> None:
+    # On a cloth of checks the outlines like its own are the cloth; a tile lying turned from its
+    # grid (or of another size) is not: its outline is read (the blobs are spent on the checks).
+    from vision.render import random_table
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("start11", np.random.default_rng([seed, 1]), "holdout", hand=False)
+    scene.table = random_table(np.random.default_rng(seed), name="gingham-blue")
+    scene.items = [it for it in scene.items if it.obj != "tile" or it.square is not None]
+    layout = load_layout("start11")
+    spots = np.array([[100.0, -60.0], [250.0, -70.0], [400.0, -55.0], [150.0, 380.0]])
+    tiles = [{"kind": "number", "value": 16, "color": "red"}, {"kind": "number", "value": 4, "color": "blue"},
+             {"kind": "joker", "value": 13, "color": "gray"}, {"kind": "number", "value": 9, "color": "green"}]
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
+        scene.items.append(Item("tile", tiles[k], float(x), float(y), scene.board.angle + 15.0 + 10 * k, layer=5,
+                                seed=70 + k, group="loose"))
+    image, truth = render(scene)
+    want = [c for c in truth["cards"] if not c.get("square")]
+    assert want, "loose tiles in view"
+    rec = _recognizer("start11", truth, image)
+    got = [c for c in rec.read(image).to_json()["cards"] if not c.get("square")]
+    assert board_mod._STATE[rec].cloth_pattern, "the gingham is told as a pattern"
+    near = 8 * _true_view("start11", truth, image).px_per_mm()
+    read = sorted((c["kind"], c["value"], c["color"]) for c in got)
+    assert read == sorted((t["kind"], t["value"], t["color"]) for t in want)
+    for t in want:
+        at = np.mean(t["corners"], axis=0)
+        assert any(np.linalg.norm(np.mean(c["corners"], axis=0) - at) < near for c in got)
