@@ -163,7 +163,8 @@ DISC_ROUND = 0.8  # how perfect a circle must be, 0-1 (its param2)
 DISC_VOTES = 40  # the classic search's accumulator threshold (its param2; at 20 or 30 a row's token is lost)
 
 
-def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float], window=None) -> np.ndarray:
+def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float], window=None,
+                   board: tuple[float, float] | None = None) -> np.ndarray:
     """Round things (tokens) `radius_mm` = (smallest, largest) in radius: rows of (x, y) board mm
     of the centre, diameter mm, nan (no direction; `shapes_beside` compares shapes).
 
@@ -173,7 +174,7 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     the full picture with the classic gradient search: the newer one (HOUGH_GRADIENT_ALT, used on
     the reduced levels) took up to a second there on a textured cloth, and on the half-size
     picture touching tokens of a row were lost. `window` (x0, y0, x1, y1 in picture pixels)
-    limits the search, for region reads."""
+    limits the search, for region reads; the inside of a `board` (width, height mm) is left out."""
     ppm = view.px_per_mm()
     mid = 0.5 * (radius_mm[0] + radius_mm[1]) * ppm
     level = max(0, min(4, int(math.floor(math.log2(max(mid / DISC_RADIUS_PX, 1.0))))))
@@ -182,6 +183,8 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     if img is None:
         return np.zeros((0, 2))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    if board is not None:
+        grey = _flat_board(grey, view, board, radius_mm[1], f, (x0, y0))
     apart = 1.4 * radius_mm[0] * ppm / f  # the closest two discs' centres can be
     radii = {"minRadius": int(radius_mm[0] * ppm / f), "maxRadius": int(math.ceil(radius_mm[1] * ppm / f))}
     if level == 0:  # the full picture: the classic search, whose time does not grow with a cloth's texture
@@ -200,21 +203,25 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
 SQUARE_SIDE_PX = 20.0  # a square's side on the pyramid level the outline search runs on
 
 
-def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float], window=None) -> np.ndarray:
+def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float], window=None,
+                     board: tuple[float, float] | None = None) -> np.ndarray:
     """Square outlines (tiles) `side_mm` = (smallest, largest) across: rows of (x, y) board mm
     of the centre, side mm, direction in the picture (degrees, mod 90).
 
     Closed edge contours whose smallest enclosing rectangle is square, of that size, and filled
     by their hull: a tile's outline against the table, found at its centre where the blob
     detector may see nothing (a light tile on a light cloth) or its numeral. `window` (x0, y0, x1,
-    y1 in picture pixels) limits the search."""
+    y1 in picture pixels) limits the search; the inside of a `board` (width, height mm) is left out."""
     ppm = view.px_per_mm()
     level = max(0, min(4, int(math.floor(math.log2(max(0.5 * sum(side_mm) * ppm / SQUARE_SIDE_PX, 1.0))))))
     f = 2.0**level
     img, (x0, y0) = _window(pyr.level(level), f, window)
     if img is None:
         return np.zeros((0, 4))
-    edges = cv2.dilate(cv2.Canny(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), 40, 120), np.ones((2, 2), np.uint8))
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    if board is not None:
+        grey = _flat_board(grey, view, board, side_mm[1], f, (x0, y0))
+    edges = cv2.dilate(cv2.Canny(grey, 40, 120), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     lo, hi = (side_mm[0] * ppm / f) ** 2, (side_mm[1] * ppm / f) ** 2
     # A textured cloth has thousands of contours: first keep those whose upright box could hold
@@ -233,6 +240,19 @@ def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float]
         return np.zeros((0, 4))
     o = np.asarray(out, np.float64)
     return np.column_stack([view.to_board(o[:, :2] * f + (f - 1) / 2.0), o[:, 2:]])
+
+
+def _flat_board(grey: np.ndarray, view: BoardView, board: tuple[float, float], margin_mm: float, f: float,
+                corner: tuple[int, int]) -> np.ndarray:
+    """`grey` (a pyramid level reduced f times, from `corner` on) with the board's inside painted
+    flat: the searches for things beside the board then spend nothing on its printing. The
+    board less `margin_mm` all round is painted, so a thing at its edge keeps its outline."""
+    m = margin_mm
+    inner = np.array([[m, m], [board[0] - m, m], [board[0] - m, board[1] - m], [m, board[1] - m]])
+    quad = (view.to_image(inner) - (f - 1) / 2.0) / f - np.asarray(corner, np.float64)
+    flat = grey.copy()
+    cv2.fillConvexPoly(flat, np.round(quad).astype(np.int32), int(np.median(grey[::8, ::8])))
+    return flat
 
 
 def _window(img: np.ndarray, f: float, window) -> tuple[np.ndarray | None, tuple[int, int]]:
@@ -612,8 +632,8 @@ class Start11Reader:
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, 4.0)
         window = search_window(view, regions, 2 * LOOSE_SIDES[1])
-        outlines, self.cloth_pattern = shapes_beside(lambda: square_proposals(pyr, view, LOOSE_SIDES, window),
-                                                     regions, board, self.cloth_pattern)
+        search = lambda: square_proposals(pyr, view, LOOSE_SIDES, window, board[:2])  # noqa: E731
+        outlines, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
         props = beside_board(pyr, view, outlines, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
         if not len(props):
             return []
