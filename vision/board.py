@@ -14,7 +14,7 @@ import math
 import time
 import weakref
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +181,7 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     f = 2.0**level
     img, (x0, y0) = _window(pyr.level(level), f, window)
     if img is None:
-        return np.zeros((0, 2))
+        return np.zeros((0, 4))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     if board is not None:
         grey = _flat_board(grey, view, board, radius_mm[1], f, (x0, y0))
@@ -632,7 +632,7 @@ class Start11Reader:
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, 4.0)
         window = search_window(view, regions, 2 * LOOSE_SIDES[1])
-        search = lambda: square_proposals(pyr, view, LOOSE_SIDES, window, board[:2])  # noqa: E731
+        search = partial(square_proposals, pyr, view, LOOSE_SIDES, window, board[:2])
         outlines, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
         props = beside_board(pyr, view, outlines, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
         if not len(props):

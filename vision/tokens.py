@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 import weakref
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -211,8 +212,8 @@ class NumeriReader:
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, 3.0)
         window = search_window(view, regions, 2 * TOKEN_RADII[1])
-        discs, self.cloth_pattern = shapes_beside(lambda: disc_proposals(pyr, view, TOKEN_RADII, window, board[:2]),
-                                                  regions, board, self.cloth_pattern)
+        search = partial(disc_proposals, pyr, view, TOKEN_RADII, window, board[:2])
+        discs, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
         props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions, board)
         if not len(props):
             return []
