@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import permutations
 from pathlib import Path
 
 import cv2
@@ -114,7 +115,9 @@ def board_white(pyr: Pyramid, view: BoardView, layout: BoardLayout) -> np.ndarra
     return np.median(arr[bright >= np.median(bright)], axis=0)
 
 
-def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel) -> tuple[int, str, float] | None:
+def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel
+           ) -> tuple[int, str, float, tuple[float, ...]] | None:
+    """(value, colour, confidence, probabilities of the values 1-5) of one crop, or None."""
     p_tok = 1.0 - float(p[0])
     if p_tok < MIN_TOKEN:
         return None
@@ -125,7 +128,31 @@ def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel) -> tuple[
         j = int(colour.argmax())
         name = model.colours[j]
         conf *= float(colour[j])
-    return int(model.classes[k]), name, conf
+    share = {int(model.classes[i]): float(p[i]) / max(float(p[1:].sum()), 1e-12) for i in range(1, len(p))}
+    return int(model.classes[k]), name, conf, tuple(share.get(v, 0.0) for v in range(1, 6))
+
+
+def one_of_each(tokens: list[TokenReading]) -> list[TokenReading]:
+    """Each colour has one token of each value 1-5 (RULES.md §5.1). Where a colour's tokens in
+    view are read with a value twice, they are given the most probable distinct values (the
+    numerals 3 and 5, 1 and 4 look alike in a small photo). More than five of a colour (a
+    token's colour misread, or something else taken for a token) are left as read."""
+    out = list(tokens)
+    by_colour: dict[str, list[int]] = {}
+    for i, t in enumerate(tokens):
+        by_colour.setdefault(t.color, []).append(i)
+    for idx in by_colour.values():
+        values = [tokens[i].values for i in idx]
+        if len({tokens[i].value for i in idx}) == len(idx) or len(idx) > 5 or any(v is None for v in values):
+            continue
+        logp = np.log(np.maximum(np.asarray(values, np.float64), 1e-9))
+        best = max(permutations(range(5), len(idx)), key=lambda perm: sum(logp[k, v] for k, v in enumerate(perm)))
+        for k, i in enumerate(idx):
+            t, v = tokens[i], best[k] + 1
+            if v != t.value:
+                p = t.values or ()
+                out[i] = replace(t, value=v, confidence=t.confidence * p[v - 1] / max(p[t.value - 1], 1e-9))
+    return out
 
 
 @dataclass
@@ -178,10 +205,10 @@ class NumeriReader:
             if r is None:
                 self.on_board.pop(sid, None)
                 continue
-            value, colour, conf = r
+            value, colour, conf, values = r
             c = img_c[i]
             self.on_board[sid] = TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])),
-                                              confidence=conf, square=int(sid))
+                                              confidence=conf, square=int(sid), values=values)
         timings["token_board_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         off = self._beside(pyr, view, white, regions)
@@ -206,7 +233,7 @@ class NumeriReader:
             dc = np.mean(d.corners, axis=0)
             tokens = [x for x in tokens if np.hypot(*(np.asarray(x.center) - dc)) > 0.5 * TOKEN_MM * view.px_per_mm()
                       or x.confidence > d.confidence]
-        return sorted(self.on_board.values(), key=lambda x: x.square or 0) + tokens, list(self.dice)
+        return one_of_each(sorted(self.on_board.values(), key=lambda x: x.square or 0) + tokens), list(self.dice)
 
     def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
         model = self.model
@@ -229,9 +256,10 @@ class NumeriReader:
         keep = suppress(props[[n for n, _ in found]], np.array([r[2] for _, r in found]), 0.7 * TOKEN_MM)
         out = []
         for k in keep:
-            n, (value, colour, conf) = found[k]
+            n, (value, colour, conf, values) = found[k]
             c = view.to_image(props[n:n + 1])[0]
-            out.append(TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])), confidence=conf))
+            out.append(TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])), confidence=conf,
+                                    values=values))
         return out
 
 

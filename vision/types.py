@@ -66,6 +66,9 @@ class TokenReading:
     center: Point
     confidence: float
     square: int | None = None  # track index, when the board is calibrated
+    # The reader's probabilities of the values 1-5 (not in the JSON): for the rules' check that
+    # a colour's tokens are each read once (`tokens.one_of_each`).
+    values: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -395,3 +395,45 @@ def test_tiles_turned_on_a_gingham_are_read_and_its_checks_are_not() -> None:
         shown += len(want)
         right += len(got)
     assert shown == 7 and right >= 5, f"{right} of {shown} tiles on the gingham read"
+
+
+def _token_reading(value: int, colour: str, values: tuple[float, ...]):
+    from vision.types import TokenReading
+
+    return TokenReading(value=value, color=colour, center=(0.0, 0.0), confidence=0.9 * values[value - 1],
+                        values=values)
+
+
+def test_a_colours_tokens_are_read_with_each_value_once() -> None:
+    # Two blue tokens read 3: the one less sure of it is given its next most probable value (a
+    # 5, whose numeral looks like a 3 in a small photo); the red tokens, each value once, stay.
+    a = _token_reading(3, "blue", (0.01, 0.01, 0.60, 0.01, 0.37))
+    b = _token_reading(3, "blue", (0.01, 0.01, 0.90, 0.04, 0.04))
+    reds = [_token_reading(v, "red", tuple(0.96 if k == v else 0.01 for k in range(1, 6))) for v in (1, 2)]
+    out = tokens_mod.one_of_each([a, b, *reds])
+    assert [(t.value, t.color) for t in out] == [(5, "blue"), (3, "blue"), (1, "red"), (2, "red")]
+    assert out[0].confidence == pytest.approx(0.9 * 0.37) and out[1] is b and out[2:] == reds
+    six = [_token_reading(3, "green", (0.1, 0.1, 0.6, 0.1, 0.1))] * 6  # more than a colour has: left alone
+    assert tokens_mod.one_of_each(six) == six
+
+
+def test_one_of_each_gives_distinct_values_of_greatest_likelihood_over_random_readings() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        tokens = []
+        for colour in ("yellow", "red", "blue"):
+            for _k in range(int(rng.integers(0, 6))):
+                p = rng.dirichlet(np.full(5, 0.5))
+                tokens.append(_token_reading(int(p.argmax()) + 1, colour, tuple(float(x) for x in p)))
+        out = tokens_mod.one_of_each(tokens)
+        for colour in ("yellow", "red", "blue"):
+            mine = [k for k, t in enumerate(tokens) if t.color == colour]
+            got = [out[k].value for k in mine]
+            assert len(set(got)) == len(got)
+            read = [tokens[k].value for k in mine]
+            if len(set(read)) == len(read):
+                assert got == read  # nothing to mend: as read
+            loglik = sum(np.log(tokens[k].values[out[k].value - 1]) for k in mine)
+            for _t in range(20):  # no other distinct values are likelier
+                other = rng.permutation(5)[:len(mine)] + 1
+                assert loglik >= sum(np.log(tokens[k].values[v - 1]) for k, v in zip(mine, other, strict=True)) - 1e-9
