@@ -25,6 +25,7 @@ import numpy as np
 
 from .board import (
     CropModel,
+    away_from,
     beside_board,
     crop_model,
     disc_proposals,
@@ -53,6 +54,10 @@ MIN_TOKEN = 0.5
 # alone 95.8 %, both 96.2 % (96.3 % with 60 blobs, 25 ms more).
 OFF_LIMIT = 15
 TOKEN_RADII = (9.0, 15.0)  # mm: tokens are 20-28 mm across
+# Tokens are looked for beside the board and over its rim, up to 12 mm in (half a token), off its
+# track squares: a token pushed against the board lies half on it. From 3 mm outside (before) to
+# 12 mm in, 40 train-pool tables: tokens 98.4 -> 98.9 %, none more reported where there is none.
+BESIDE_MARGIN = -12.0
 DICE = 1  # Numeri is played with one die (RULES.md): the surest die-like thing is it
 
 
@@ -237,11 +242,13 @@ class NumeriReader:
 
     def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
         model = self.model
-        board = (self.layout.width_mm, self.layout.height_mm, 3.0)
+        board = (self.layout.width_mm, self.layout.height_mm, BESIDE_MARGIN)
         window = search_window(view, regions, 2 * TOKEN_RADII[1])
         search = partial(disc_proposals, pyr, view, TOKEN_RADII, window, board[:2])
         discs, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
         props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions, board)
+        # Not on a track square (the track reader reads those): within half a square of one.
+        props = away_from(props, layout_points(self.layout), self.layout.square_mm / 0.45 * 0.5)
         if not len(props):
             return []
         crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]

@@ -298,6 +298,34 @@ def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: 
     assert right >= 4, f"{right} of 5 tokens read right"  # (the numeral is the classifier's part)
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_tokens_pushed_against_the_board_half_on_its_rim_are_read(seed: int) -> None:
+    # Beside the board meant 3 mm or more outside it: a token lying half on the rim (off the
+    # track's squares) was read by neither the track reader nor the one beside the board.
+    from vision.boardfind import layout_points
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
+    scene.items = [it for it in scene.items if it.obj != "token" or it.square is not None]
+    layout = load_layout("numeri")
+    W, H = layout.width_mm, layout.height_mm
+    candidates = [(x, y) for x in np.linspace(40, W - 40, 12) for y in (-2.0, H + 2.0)]
+    squares = layout_points(layout)
+    spots = [p for p in candidates if np.linalg.norm(squares - p, axis=1).min() > layout.square_mm][:3]
+    assert len(spots) == 3
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, np.array(spots))):
+        scene.items.append(Item("token", {"value": k + 1, "color": "green"}, float(x), float(y), float(70 * k),
+                                layer=2, seed=900 * seed + k, group="stray"))
+    image, truth = render(scene)
+    rim = [t for t in truth["tokens"] if t.get("square") is None]
+    assert len(rim) == 3, "the tokens on the rim are in view"
+    read = _recognizer("numeri", truth, image).read(image).to_json()["tokens"]
+    ppm = _true_view("numeri", truth, image).px_per_mm()
+    for t in rim:
+        near = [r for r in read if np.hypot(*np.subtract(r["center"], t["center"])) < 8 * ppm]
+        assert [(r["value"], r["color"]) for r in near] == [(t["value"], "green")], near
+
+
 @pytest.mark.parametrize("seed", [3, 5, 7])
 def test_loose_tiles_are_found_beside_the_board_and_a_cloths_checks_are_not_tiles(seed: int) -> None:
     # Loose tiles are proposed at their square outlines too (the blob detector missed a light tile
