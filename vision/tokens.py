@@ -247,8 +247,8 @@ class NumeriReader:
         search = partial(disc_proposals, pyr, view, TOKEN_RADII, window, board[:2])
         discs, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
         props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions, board)
-        # Not on a track square (the track reader reads those): within half a square of one.
-        props = away_from(props, layout_points(self.layout), self.layout.square_mm / 0.45 * 0.5)
+        # Off the track's squares (the track reader reads those): over half a square from their centres.
+        props = away_from(props, layout_points(self.layout), diameter_mm=self.layout.square_mm / 0.9)
         if not len(props):
             return []
         crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]
