@@ -256,8 +256,11 @@ class Referee:
         session = Session.start(setup)  # validates before anything is stored
         if self.match_id is not None and self.session is not None and not self.session.finished:
             self.store.finish_match(self.match_id)
-        self.match_id = self.store.create_match(setup["game"], setup.get("variant"), setup["players"], setup)
-        seq = self.store.append(self.match_id, "setup", setup, actor.label())
+        # The match and its setup in one transaction: a power cut between them would leave a match
+        # with no events, which a restart cannot resume.
+        self.match_id = self.store.create_match(setup["game"], setup.get("variant"), setup["players"], setup,
+                                                first=("setup", setup), actor=actor.label())
+        seq = 1
         session.version = seq
         self.session = session
         self.version += 1

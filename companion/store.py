@@ -208,8 +208,15 @@ class Store:
         variant: str | None,
         players: Sequence[str],
         settings: Mapping[str, Any] | None = None,
+        *,
+        first: tuple[str, Any] | None = None,
+        actor: str = "system",
     ) -> str:
-        """Start a match and return its id. A match still active becomes 'abandoned'."""
+        """Start a match and return its id. A match still active becomes 'abandoned'.
+
+        `first` (kind, payload) is the match's first event, written in the same transaction: a
+        power cut never leaves a match with no event, which a restart could not resume (the box
+        would then start the configured game instead)."""
         if not isinstance(game, str) or not game:
             raise StoreError(f"game must be a game id, not {game!r}")
         if variant is not None and not isinstance(variant, str):
@@ -220,6 +227,14 @@ class Store:
             raise StoreError(f"settings must be a table, not {settings!r}")
         players_json = _dumps(list(players), "players")
         settings_json = _dumps(dict(settings or {}), "settings")
+        event = None
+        if first is not None:
+            kind, payload = first
+            if not isinstance(kind, str) or not kind:
+                raise StoreError(f"event kind must be a non-empty text, not {kind!r}")
+            if not isinstance(actor, str) or not actor:
+                raise StoreError(f"actor must be a non-empty text, not {actor!r}")
+            event = (actor, kind, _dumps(payload, f"payload of {kind!r}"))
         with self._write() as con:
             con.execute("UPDATE matches SET status = 'abandoned', finished = ? WHERE status = 'active'", (_now(),))
             while True:
@@ -230,9 +245,12 @@ class Store:
                         " VALUES (?, ?, ?, ?, ?, ?)",
                         (match_id, _now(), game, variant, players_json, settings_json),
                     )
-                    return match_id
                 except sqlite3.IntegrityError:  # the id is taken: draw another one
                     continue
+                if event is not None:
+                    con.execute("INSERT INTO events (match_id, seq, ts, actor, kind, payload_json)"
+                                " VALUES (?, 1, ?, ?, ?, ?)", (match_id, _now(), *event))
+                return match_id
 
     def append(
         self,

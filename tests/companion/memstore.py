@@ -13,11 +13,14 @@ class MemStore:
         self._ids = itertools.count(1)
         self.current: str | None = None
 
-    def create_match(self, game: str, variant: str | None, players: list[str], settings: dict[str, Any]) -> str:
+    def create_match(self, game: str, variant: str | None, players: list[str], settings: dict[str, Any], *,
+                     first: tuple[str, Any] | None = None, actor: str = "system") -> str:
         mid = f"m{next(self._ids)}"
         self.matches[mid] = {"id": mid, "game": game, "status": "running"}
         self.rows[mid] = []
         self.current = mid
+        if first is not None:
+            self.append(mid, first[0], first[1], actor)
         return mid
 
     def append(self, match_id: str, kind: str, payload: dict[str, Any], actor: str) -> int:

@@ -77,6 +77,22 @@ def test_a_new_match_abandons_the_active_one_but_keeps_its_log(db: Path) -> None
             store.append(first, "roll", {"value": 4})
 
 
+def test_a_match_and_its_first_event_are_written_together_or_not_at_all(db: Path) -> None:
+    # A power cut between the two used to leave a match with no event: the box, restarted,
+    # could not resume it and started the configured game instead of the rematch.
+    with Store.open(db) as store:
+        old = _new_match(store)
+        mid = store.create_match("numeri", None, ["Ana", "Ben"], {}, first=("setup", {"game": "numeri"}),
+                                 actor="host")
+        assert [(e.seq, e.kind, e.actor, e.payload) for e in store.events(mid)] == [
+            (1, "setup", "host", {"game": "numeri"})]
+        assert store.current_match().id == mid and store.match(old).status == "abandoned"
+        with pytest.raises(StoreError, match="payload"):
+            store.create_match("numeri", None, ["Ana", "Ben"], {}, first=("setup", {"bad": {1, 2}}))
+        assert [m.id for m in store.list_matches()] == [mid, old]  # nothing written: no match, none abandoned
+        assert store.current_match().id == mid
+
+
 def test_stale_version_is_refused_and_writes_nothing(db: Path) -> None:
     with Store.open(db) as store:
         mid = _new_match(store)
