@@ -176,15 +176,11 @@ def disc_proposals(pyr: Pyramid, view: BoardView, radius_mm: tuple[float, float]
     picture touching tokens of a row were lost. `window` (x0, y0, x1, y1 in picture pixels)
     limits the search, for region reads; the inside of a `board` (width, height mm) is left out."""
     ppm = view.px_per_mm()
-    mid = 0.5 * (radius_mm[0] + radius_mm[1]) * ppm
-    level = max(0, min(4, int(math.floor(math.log2(max(mid / DISC_RADIUS_PX, 1.0))))))
-    f = 2.0**level
-    img, (x0, y0) = _window(pyr.level(level), f, window)
-    if img is None:
+    level, grey, (x0, y0) = _search_grey(pyr, view, 0.5 * (radius_mm[0] + radius_mm[1]), DISC_RADIUS_PX, window,
+                                         board, radius_mm[1])
+    if grey is None:
         return np.zeros((0, 4))
-    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    if board is not None:
-        grey = _flat_board(grey, view, board, radius_mm[1], f, (x0, y0))
+    f = 2.0**level
     apart = 1.4 * radius_mm[0] * ppm / f  # the closest two discs' centres can be
     radii = {"minRadius": int(radius_mm[0] * ppm / f), "maxRadius": int(math.ceil(radius_mm[1] * ppm / f))}
     if level == 0:  # the full picture: the classic search, whose time does not grow with a cloth's texture
@@ -213,14 +209,10 @@ def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float]
     detector may see nothing (a light tile on a light cloth) or its numeral. `window` (x0, y0, x1,
     y1 in picture pixels) limits the search; the inside of a `board` (width, height mm) is left out."""
     ppm = view.px_per_mm()
-    level = max(0, min(4, int(math.floor(math.log2(max(0.5 * sum(side_mm) * ppm / SQUARE_SIDE_PX, 1.0))))))
-    f = 2.0**level
-    img, (x0, y0) = _window(pyr.level(level), f, window)
-    if img is None:
+    level, grey, (x0, y0) = _search_grey(pyr, view, 0.5 * sum(side_mm), SQUARE_SIDE_PX, window, board, side_mm[1])
+    if grey is None:
         return np.zeros((0, 4))
-    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    if board is not None:
-        grey = _flat_board(grey, view, board, side_mm[1], f, (x0, y0))
+    f = 2.0**level
     edges = cv2.dilate(cv2.Canny(grey, 40, 120), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     lo, hi = (side_mm[0] * ppm / f) ** 2, (side_mm[1] * ppm / f) ** 2
@@ -240,6 +232,23 @@ def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float]
         return np.zeros((0, 4))
     o = np.asarray(out, np.float64)
     return np.column_stack([view.to_board(o[:, :2] * f + (f - 1) / 2.0), o[:, 2:]])
+
+
+def _search_grey(pyr: Pyramid, view: BoardView, size_mm: float, target_px: float, window,
+                 board: tuple[float, float] | None, margin_mm: float) -> tuple[int, np.ndarray | None, tuple[int, int]]:
+    """(level, grey picture, its top-left corner on that level) for a shape search: the pyramid
+    level on which a shape `size_mm` across is about `target_px` (at most 4 levels down), cut to
+    `window`, with the board's inside painted flat when `board` is given (None instead of the
+    picture when the window is too small to search)."""
+    level = max(0, min(4, int(math.floor(math.log2(max(size_mm * view.px_per_mm() / target_px, 1.0))))))
+    f = 2.0**level
+    img, corner = _window(pyr.level(level), f, window)
+    if img is None:
+        return level, None, corner
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    if board is not None:
+        grey = _flat_board(grey, view, board, margin_mm, f, corner)
+    return level, grey, corner
 
 
 def _flat_board(grey: np.ndarray, view: BoardView, board: tuple[float, float], margin_mm: float, f: float,
