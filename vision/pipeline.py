@@ -61,6 +61,13 @@ OUTLINE_SHIFTS = tuple((du, dv) for du in (-0.1, 0.0, 0.1) for dv in (-0.1, -0.0
 OUTLINE_FOUND = 0.7
 SEARCH_SURE = 0.5
 SEARCH_CORNER = 0.2  # share of a corner index in view for it to be read at the shifted outlines
+# Turns (degrees) of an outline about its centre tried when the card reads as no card or as an
+# unsure one: on a loose heap the detector's direction of a card lying every way is often 10-40°
+# off, and then neither the whole card nor its index crop shows the card (train pool, 200
+# scenes: 94.5 -> 95.7 % exact; loose heaps 70.6 -> 76 %; a second seed 90.5 -> 91.4 %).
+OUTLINE_TURNS = (-40.0, -30.0, -20.0, -12.0, -6.0, 6.0, 12.0, 20.0, 30.0, 40.0)
+SHIFT_MOVES = tuple((du, dv, 0.0) for du, dv in OUTLINE_SHIFTS)
+TURN_MOVES = tuple((0.0, 0.0, a) for a in OUTLINE_TURNS)
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 
@@ -187,6 +194,36 @@ def _shifted(quad: np.ndarray, du: float, dv: float) -> np.ndarray:
     """An outline moved by du of its width across and dv of its height along."""
     q = np.asarray(quad, np.float64)
     return q + du * (q[1] - q[0]) + dv * (q[3] - q[0])
+
+
+def _moved(quad: np.ndarray, move: tuple[float, float, float]) -> np.ndarray:
+    """An outline turned move[2] degrees about its centre, then shifted move[0] of its width
+    across and move[1] of its height along."""
+    du, dv, deg = move
+    return _shifted(_turned(quad, deg), du, dv) if deg else _shifted(quad, du, dv)
+
+
+def _turned(quad: np.ndarray, deg: float) -> np.ndarray:
+    """An outline turned by deg degrees (clockwise on the picture) about its centre."""
+    q = np.asarray(quad, np.float64)
+    c = q.mean(axis=0)
+    return (q - c) @ _rotation(deg).T + c
+
+
+def _rotation(deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+
+def _turned_grid(grid: np.ndarray, deg: float) -> np.ndarray:
+    """What is seen of a card (its visibility cells) in its outline turned by deg degrees: a
+    card's cells are about square (6 × 9 over a card of aspect 1.5), so a turn of the outline
+    is the same turn of the cells."""
+    gv, gu = grid.shape
+    c = np.array([(gu - 1) / 2, (gv - 1) / 2])
+    r = _rotation(deg)
+    m = np.hstack([r, (c - r @ c)[:, None]]).astype(np.float32)
+    return cv2.warpAffine(grid, m, (gu, gv), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0.0)
 
 
 def _slots(owners: list[int]) -> list[tuple[int, int]]:
@@ -453,42 +490,62 @@ class Recognizer:
             c.evidence = float(np.clip(math.log((up + 1e-9) / (down + 1e-9)), -6, 6))
 
     def _search_outlines(self, ctx: ReadContext, cards: list[_Card]) -> None:
-        """A partly hidden card whose outline was placed from a narrow visible strip may be a
-        little off, and then its corner index is cut: for such a card that reads as no card or
-        reads unsure, the index is also read at outlines shifted along the card's sides, and
-        the outline whose index reads surest is kept."""
-        todo = [c for c in cards if c.det.visible.get("centre", 0) < self.config.centre_visible
-                and (c.card_prob < self.config.min_card_prob or self._sureness(c) < SEARCH_SURE)]
-        if not todo:
+        """An outline may be a little off, and then the crops miss the card: a partly hidden
+        card's outline placed from a narrow visible strip cuts its corner index, and on a loose
+        heap the detector's direction of a card lying every way is often tens of degrees off.
+        A card that reads as no card or reads unsure is read again at outlines turned about its
+        centre (`OUTLINE_TURNS`); one still unsure whose middle is hidden, at outlines shifted
+        along its sides (`OUTLINE_SHIFTS`). Each time the move whose reading is surest is kept
+        (train pool: 95.6 % exact in this order, 95.1 % with the shifts first, 95.3 % with both
+        kinds of move in one search)."""
+        todo = [c for c in cards if self._unsure(c)]
+        self._read_moved(ctx, todo, TURN_MOVES)
+        self._read_moved(ctx, [c for c in todo if self._hidden(c) and self._unsure(c)], SHIFT_MOVES)
+
+    def _read_moved(self, ctx: ReadContext, todo: list[_Card], moves: tuple[tuple[float, float, float], ...]) -> None:
+        """Each card read at the moves (du, dv, degrees) of its outline; it takes the surest move
+        whose reading is a card (`OUTLINE_FOUND`) and surer than its own."""
+        if not todo or not moves:
             return
-        # Only the corners that show: a small move does not bring a covered corner into view.
-        turns = [[t for t in (0, 2) if c.det.visible.get(f"index{t}", 0) >= SEARCH_CORNER] or [0, 2] for c in todo]
-        crops = [warp_crop(ctx.pyramid, rotate_quad(_shifted(c.det.quad, du, dv), t), INDEX_REGION, CROP)
-                 for c, ts in zip(todo, turns, strict=True) for du, dv in OUTLINE_SHIFTS for t in ts]
-        probs = iter(self._classify(crops, ["index"] * len(crops)))
-        for c, ts in zip(todo, turns, strict=True):
-            best, best_j, best_card = self._sureness(c), -1, None
-            for j in range(len(OUTLINE_SHIFTS)):
+        plans = []
+        for c in todo:
+            # The whole card if its middle shows; the corners that show (a small move does not
+            # bring a covered corner into view).
+            kinds = [] if self._hidden(c) else [("card", 0)]
+            kinds += [("index", t) for t in (0, 2) if c.det.visible.get(f"index{t}", 0) >= SEARCH_CORNER] or \
+                [("index", 0), ("index", 2)]
+            plans.append(kinds)
+        crops = [warp_crop(ctx.pyramid, rotate_quad(_moved(c.det.quad, m), t),
+                           CARD_REGION if kind == "card" else INDEX_REGION, CROP)
+                 for c, kinds in zip(todo, plans, strict=True) for m in moves for kind, t in kinds]
+        probs = iter(self._classify(crops, [kind for kinds in plans for _m in moves for kind, _t in kinds]))
+        for c, kinds in zip(todo, plans, strict=True):
+            best, best_m, best_card = self._sureness(c), None, None
+            for m in moves:
                 trial = _Card(c.det)
-                self._combine(trial, [("index", next(probs)) for _t in ts])
-                if trial.card_prob < OUTLINE_FOUND:
-                    continue
-                sure = self._sureness(trial)
-                if sure > best:
-                    best, best_j, best_card = sure, j, trial
-            if best_card is None:
+                self._combine(trial, [(kind, next(probs)) for kind, _t in kinds])
+                if trial.card_prob >= OUTLINE_FOUND and self._sureness(trial) > best:
+                    best, best_m, best_card = self._sureness(trial), m, trial
+            if best_card is None or best_m is None:
                 continue
-            du, dv = OUTLINE_SHIFTS[best_j]
-            moved = _shifted(c.det.quad, du, dv)
-            centre = moved.mean(axis=0)
+            du, dv, deg = best_m
+            quad = _moved(c.det.quad, best_m)
+            centre = quad.mean(axis=0)
             grid = c.det.grid
             if grid is not None:  # what is seen of the card, in the moved frame (colour reads from it)
                 gv, gu = grid.shape
                 m = np.float32([[1, 0, -du * gu], [0, 1, -dv * gv]])
-                grid = cv2.warpAffine(grid, m, (gu, gv), flags=cv2.INTER_LINEAR, borderValue=0.0)
-            c.det = replace(c.det, quad=moved, centre=(float(centre[0]), float(centre[1])), grid=grid)
-            c.crops = [("index", t) for t in ts]
+                grid = cv2.warpAffine(_turned_grid(grid, deg), m, (gu, gv), flags=cv2.INTER_LINEAR, borderValue=0.0)
+            c.det = replace(c.det, quad=quad, centre=(float(centre[0]), float(centre[1])),
+                            angle=(c.det.angle + deg) % 180.0, grid=grid)
+            c.crops = list(kinds)
             c.joint, c.card_prob, c.evidence = best_card.joint, best_card.card_prob, best_card.evidence
+
+    def _unsure(self, c: _Card) -> bool:
+        return c.card_prob < self.config.min_card_prob or self._sureness(c) < SEARCH_SURE
+
+    def _hidden(self, c: _Card) -> bool:
+        return c.det.visible.get("centre", 0) < self.config.centre_visible
 
     def _sureness(self, c: _Card) -> float:
         """Probability that the card is the one it reads as (colour aside)."""
