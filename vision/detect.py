@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from .classify import MODELS_DIR, ModelError
 OFFSET_SCALE = 16.0  # offsets and sizes are predicted in units of 16 output pixels
 TARGET_WIDTH = 36.0  # card width (pixels at the network input) the network reads best
 PASS1_SCALES = (0.2, 0.4, 0.7)  # first passes when the card size is unknown (large cards first)
+INDEX_SHARE = 0.5  # whole "cards" this much smaller than cards vouched for at a stronger pass: their indices
 WHOLE_SEEN = 0.9  # share of a card's middle and corners in view for it to count as seen whole
 STRIDE = 16  # network input sides must be multiples of this
 # cv2.dnn keeps every layer's output, about 100 bytes per input pixel: larger inputs run in
@@ -82,6 +84,9 @@ class NetOutput:
     maps: np.ndarray  # 7×h×w
     scale: float
     offset: tuple[int, int]  # (x0, y0) of the analysed window in image pixels
+
+
+Confirm = Callable[[np.ndarray, list[Detection]], bool]
 
 
 class Detector:
@@ -147,11 +152,18 @@ class Detector:
         w_out = float(np.exp(np.median(out.maps[5][face]))) * OFFSET_SCALE
         return 2.0 * w_out / out.scale
 
-    def find_scale(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None
-                   ) -> tuple[NetOutput | None, float | None, list[Detection] | None]:
+    def find_scale(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None,
+                   confirm: Confirm | None = None) -> tuple[NetOutput | None, float | None, list[Detection] | None]:
         """First passes: the network output, card width and outlines of the first reduction that
-        sees whole cards at a size it reads well (else the closest one, without outlines)."""
+        sees whole cards at a size it reads well (else the closest one, without outlines).
+
+        `confirm(image, outlines) -> bool`: whether outlines whose middle shows read as cards.
+        Large cards all overlapping one another: the pass that sees them at a size it reads
+        well sees none whole, and a milder pass took the corner indices, printed in boxes, for
+        small cards seen whole. Such a pass, vouched for by `confirm`, is taken unless a milder
+        one sees whole cards at least `INDEX_SHARE` of its size."""
         best: tuple[float, NetOutput | None, float | None] = (math.inf, None, None)
+        vouched: tuple[NetOutput, float, list[Detection]] | None = None
         for s in PASS1_SCALES:
             out = self.run(image, s, window)
             width = self.card_width(out, self.face_threshold)
@@ -166,10 +178,14 @@ class Detector:
                 if whole:
                     width = float(np.median(whole))
                     if self._miss(width, out.scale) < math.log(1.6):
+                        if vouched is not None and width < INDEX_SHARE * vouched[1]:
+                            return vouched
                         return out, width, dets
+                elif vouched is None and dets and confirm is not None and confirm(image, dets):
+                    vouched = (out, float(np.median([d.size[0] for d in dets])), dets)
             if miss < best[0]:
                 best = (miss, out, width)
-        return best[1], best[2], None
+        return vouched if vouched is not None else (best[1], best[2], None)
 
     def _miss(self, width: float, scale: float) -> float:
         """How far (log ratio) a card width at a network scale is from the width it reads best."""
@@ -183,10 +199,12 @@ class Detector:
 
     # -- whole image --------------------------------------------------------------------
     def detect(self, image: np.ndarray, card_width: float | None = None,
-               window: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
-        """Card outlines in `image` (or only those centred in `window`); also the card width used."""
+               window: tuple[int, int, int, int] | None = None,
+               confirm: Confirm | None = None) -> tuple[list[Detection], float | None]:
+        """Card outlines in `image` (or only those centred in `window`); also the card width used
+        (`confirm`: see `find_scale`)."""
         if card_width is None:
-            first, card_width, dets = self.find_scale(image, window)
+            first, card_width, dets = self.find_scale(image, window, confirm)
             if first is None or card_width is None:
                 return [], None
             s = self.scale_for(card_width)
