@@ -100,6 +100,21 @@ PRAGMA user_version = {SCHEMA_VERSION};
 # --- errors ---------------------------------------------------------------------------
 
 
+INSERT_EVENT = "INSERT INTO events (match_id, seq, ts, actor, kind, payload_json) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def _event_rows(items: Iterable[tuple[str, Any]], actor: str) -> list[tuple[str, str]]:
+    """(kind, payload JSON) of events to write, checked before anything is written."""
+    if not isinstance(actor, str) or not actor:
+        raise StoreError(f"actor must be a non-empty text, not {actor!r}")
+    rows = []
+    for kind, payload in items:
+        if not isinstance(kind, str) or not kind:
+            raise StoreError(f"event kind must be a non-empty text, not {kind!r}")
+        rows.append((kind, _dumps(payload, f"payload of {kind!r}")))
+    return rows
+
+
 class StoreError(Exception):
     """The store cannot do what was asked; the message says why, in words for a user."""
 
@@ -227,14 +242,7 @@ class Store:
             raise StoreError(f"settings must be a table, not {settings!r}")
         players_json = _dumps(list(players), "players")
         settings_json = _dumps(dict(settings or {}), "settings")
-        event = None
-        if first is not None:
-            kind, payload = first
-            if not isinstance(kind, str) or not kind:
-                raise StoreError(f"event kind must be a non-empty text, not {kind!r}")
-            if not isinstance(actor, str) or not actor:
-                raise StoreError(f"actor must be a non-empty text, not {actor!r}")
-            event = (actor, kind, _dumps(payload, f"payload of {kind!r}"))
+        event = _event_rows([first], actor)[0] if first is not None else None
         with self._write() as con:
             con.execute("UPDATE matches SET status = 'abandoned', finished = ? WHERE status = 'active'", (_now(),))
             while True:
@@ -248,8 +256,7 @@ class Store:
                 except sqlite3.IntegrityError:  # the id is taken: draw another one
                     continue
                 if event is not None:
-                    con.execute("INSERT INTO events (match_id, seq, ts, actor, kind, payload_json)"
-                                " VALUES (?, 1, ?, ?, ?, ?)", (match_id, _now(), *event))
+                    con.execute(INSERT_EVENT, (match_id, 1, _now(), actor, *event))
                 return match_id
 
     def append(
@@ -277,13 +284,7 @@ class Store:
         With `expected_version`, refuse (`StaleVersion`) unless the match is exactly at that
         version, so a command decided on an old state is never written.
         """
-        if not isinstance(actor, str) or not actor:
-            raise StoreError(f"actor must be a non-empty text, not {actor!r}")
-        rows = []
-        for kind, payload in items:
-            if not isinstance(kind, str) or not kind:
-                raise StoreError(f"event kind must be a non-empty text, not {kind!r}")
-            rows.append((kind, _dumps(payload, f"payload of {kind!r}")))
+        rows = _event_rows(items, actor)
         if not rows:
             raise StoreError("nothing to append")
         ts = _now()
@@ -294,7 +295,7 @@ class Store:
                 raise StaleVersion(match_id, expected_version, version)
             seqs = list(range(version + 1, version + 1 + len(rows)))
             con.executemany(
-                "INSERT INTO events (match_id, seq, ts, actor, kind, payload_json) VALUES (?, ?, ?, ?, ?, ?)",
+                INSERT_EVENT,
                 [(match_id, seq, ts, actor, kind, payload) for seq, (kind, payload) in zip(seqs, rows, strict=True)],
             )
         return seqs
