@@ -31,6 +31,12 @@ SUITS = ("yellow", "red", "blue", "green")
 # green 115–165°, blue 235–300°.
 BORDERS = (("red", 340.0, 48.0), ("yellow", 48.0, 111.0), ("green", 111.0, 200.0), ("blue", 200.0, 340.0))
 MIN_CHROMA = 6.0  # Lab chroma below which a card shows no colour at all
+# The ink: pixels at least this share of the card's top chroma. Each weighs its chroma squared
+# times its darkness against the stock ((100 - L*) / 50, from DARK_MIN to 2): a numeral's ink
+# is darker than the pale tints and illustrations some decks print round it (a blue "kids" card
+# with yellow blobs of higher chroma than its teal numeral read yellow).
+INK_SHARE = 0.45
+DARK_MIN = 0.2
 
 
 @dataclass(frozen=True)
@@ -123,9 +129,9 @@ def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[st
     if not chromatic:
         return ColourReading(None, 0.0, float("nan"), top, wtuple)
     # The ink: the most saturated pixels of the card; pale tints and illustrations weigh less.
-    sel = c >= max(MIN_CHROMA * 0.5, 0.6 * top)
+    sel = c >= max(MIN_CHROMA * 0.5, INK_SHARE * top)
     wpix = np.ones(len(c), np.float32) if weights is None else np.asarray(weights, np.float32).reshape(-1)
-    weights = c[sel] ** 2 * wpix[sel]
+    weights = c[sel] ** 2 * wpix[sel] * np.clip((100.0 - L[sel]) / 50.0, DARK_MIN, 2.0)
     hue = (np.degrees(np.arctan2(b[sel], a[sel])) + 360.0) % 360.0
     if inks:
         refs = {n: np.asarray(v, np.float64) for n, v in inks.items() if n in chromatic}
@@ -213,7 +219,9 @@ def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS
             return {}
         m = np.median(member, axis=0)
         centres.append(m)
-        radii.append(float(np.max(np.linalg.norm(member - m, axis=1))))
+        # Not the farthest member: one card misread (a yellow partly hidden under a neighbour)
+        # would make its cluster look too wide to be told from the next one.
+        radii.append(float(np.percentile(np.linalg.norm(member - m, axis=1), 80)))
         names = [named[i].name for i in np.nonzero(labels == j)[0]]
         sector_names.append(max(sorted(set(names)), key=names.count))  # sorted: ties break alike every run
     for i in range(k):

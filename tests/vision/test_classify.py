@@ -241,6 +241,36 @@ def test_a_table_without_green_keeps_its_yellow_seen_at_two_strengths():
     assert hue_order_inks([read_colour(p) for p in pix]) == {}
 
 
+def test_a_dark_numeral_names_the_card_among_paler_blobs_of_more_chroma():
+    """A children's deck prints pale coloured blobs round its numerals: a teal-blue numeral
+    (chroma 28, dark) on a card whose yellow blobs show more chroma (45, pale). The numeral's ink
+    is the one darker than the stock: the card is blue, under a warm lamp too."""
+    rng = np.random.default_rng(11)
+    for temp, wb in ((6500, 6500), (2800, 4500)):
+        cast = kelvin_rgb(temp) / kelvin_rgb(wb)
+        cast = cast / cast[1]
+        stock = np.asarray((0.95, 0.96, 0.97))
+        parts = [(stock, 1200), (np.asarray(_lab_ink(28, 235, 42)), 250), (np.asarray(_lab_ink(45, 95, 90)), 350)]
+        pix = np.vstack([np.tile(c, (n, 1)) for c, n in parts]) * np.asarray(cast)[None] * 0.9 * 255.0
+        pix = np.clip(pix + rng.normal(0, 3, pix.shape), 0, 255)
+        assert read_colour(pix).name == "blue", (temp, wb)
+
+
+def test_one_stray_card_does_not_hide_the_order_of_the_table_inks():
+    """As above, a pale cyan blue beside the green; one yellow card, mostly hidden, reads pale
+    and orange. It joins the yellow cluster but must not make that cluster look too wide to
+    be told from the others."""
+    rng = np.random.default_rng(9)
+    stock = (0.95, 0.96, 0.97)
+    deck = [("red", 60, 35 + d) for d in (-2, 0, 3)] + [("yellow", 70, 85 + d) for d in (-3, 0, 2, 1, -1)]
+    deck += [("green", 40, 118 + d) for d in (-2, 0, 3)] + [("blue", 16, 170 + d) for d in (-4, 0, 5, 2)]
+    pix = [_card_pixels(_lab_ink(c, h), stock, (1, 1, 1), 0.95, rng) for _s, c, h in deck]
+    stray = _card_pixels(_lab_ink(40, 72), stock, (1, 1, 1), 0.95, rng)
+    inks = hue_order_inks([read_colour(p) for p in pix + [stray]])
+    assert set(inks) == set(SUITS)
+    assert [read_colour(p, inks=inks).name for p in pix] == [s for s, _c, _h in deck]
+
+
 def test_colour_uses_the_table_light_when_a_card_shows_no_stock():
     rng = np.random.default_rng(0)
     cast = kelvin_rgb(2800) / kelvin_rgb(5000)
