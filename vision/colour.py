@@ -3,11 +3,12 @@
 The camera's white balance and the lamp change every colour on the table, but they change the
 card stock too. So: find the stock (bright, nearly neutral pixels of the card itself), divide
 every pixel by it (stock-white normalisation, a per-card grey world), convert to CIELAB and
-look at the hue of the most saturated pixels, which are the ink of the numeral, index, frame
-or background print. Hue angles (a*, b*) are split into four sectors whose borders sit in the
-gaps between the suits' inks (orange-printed "yellow" included), far from where yellow meets
-green or blue meets green. Only the part of the card that is in view is used (a neighbour
-lying over a corner would lend it its colour).
+look at the hue of the most saturated pixels, the darker ones weighing more: they are the ink
+of the numeral, index, frame or background print, not a pale tint or illustration. Hue
+angles (a*, b*) are split into four sectors whose borders sit in the gaps between the suits'
+inks (orange-printed "yellow" included), far from where yellow meets green or blue meets green.
+Only the part of the card that is in view is used (a neighbour lying over a corner would lend
+it its colour).
 
 When a card shows too little stock (a strip of a printed band, a card covered in pale
 illustrations), the table's white is used instead: the colour of the light is the same for
@@ -34,7 +35,8 @@ MIN_CHROMA = 6.0  # Lab chroma below which a card shows no colour at all
 # The ink: pixels at least this share of the card's top chroma. Each weighs its chroma squared
 # times its darkness against the stock ((100 - L*) / 50, from DARK_MIN to 2): a numeral's ink
 # is darker than the pale tints and illustrations some decks print round it (a blue "kids" card
-# with yellow blobs of higher chroma than its teal numeral read yellow).
+# with yellow blobs of higher chroma than its teal numeral read yellow; the lower share lets in
+# such a numeral's ink, under half the blobs' chroma at 0.6).
 INK_SHARE = 0.45
 DARK_MIN = 0.2
 
