@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Pyramid, rotate_quad, warp_crop
-from .colour import SUITS, card_white, lab_of
+from .colour import SUITS, read_colour
 from .errors import VisionError
 
 VERSION = 1
@@ -220,12 +220,9 @@ def teach(recognizer, images: list[np.ndarray], drafts: list[list[dict]], labels
 
 
 def _ink_ab(pix: np.ndarray) -> np.ndarray:
-    """(a*, b*) of a card's ink: chroma-weighted mean of its most saturated pixels."""
-    lab = lab_of(pix, card_white(pix)[0])
-    c = np.hypot(lab[:, 1], lab[:, 2])
-    sel = c >= 0.6 * np.percentile(c, 97)
-    w = c[sel] ** 2
-    return np.array([(lab[sel, 1] * w).sum() / w.sum(), (lab[sel, 2] * w).sum() / w.sum()])
+    """(a*, b*) of a card's ink, measured as the reader measures it at play (`read_colour`), so
+    that taught inks and read ones compare like with like."""
+    return np.asarray(read_colour(pix).ink, np.float64)
 
 
 def summary(profile: DeckProfile) -> dict[str, Any]:
