@@ -13,12 +13,15 @@ lands on the printed top-left index (upright) or on the bottom-right one (printe
 upright again in the turned frame); they are labelled upright.
 
     python -m vision.train.crops --out /work/data/crops_synth.npz --designs 600 --workers 2
-    python -m vision.train.crops --scenes /work/data/scenes --out /work/data/crops_scenes.npz
+    python -m vision.train.crops --from-scenes --scenes /work/data/scenes --out /work/data/crops_scenes.npz
+    python -m vision.train.crops --from-scenes --at-detections --jitter 2 --scenes /work/data/scenes \
+        --out /work/data/crops_det.npz     # at the recogniser's own outlines
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import json
 import math
@@ -255,9 +258,65 @@ def region_visible(own: np.ndarray, quad: np.ndarray, region: tuple[float, float
     return float(((own > 0.5) & (m > 0)).sum()) / n if n else 0.0
 
 
-def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, idx_regions, centre_ok: float,
-              n_jitter: int = 1):
-    """Whole and index crops of one card with their joint labels."""
+# An index crop is labelled its card when this much of the index's ink is not covered (and, at
+# a detected outline, lies inside the crop); under the low marks, "none"; in between it is left
+# out (half an index is neither).
+IDX_IN, IDX_OUT = 0.8, 0.4
+IDX_SEEN, IDX_HIDDEN = 0.92, 0.6
+
+
+def index_ink(card: dict, design, regions) -> list[np.ndarray]:
+    """The printed pixels of each corner index, as (u, v) card fractions: what must show for an
+    index to be legible (its box is drawn for two digits, so the cover of the box says too
+    little). They are the pixels of the box that change when the design prints no indices (a
+    frame line through the box is not the index)."""
+    face = render_card(card, design, FACE_H)[..., :3].astype(np.int16)
+    bare = render_card(card, dataclasses.replace(design, indices="none"), FACE_H)[..., :3].astype(np.int16)
+    h, w = face.shape[:2]
+    out = []
+    for x0, y0, x1, y1 in regions:
+        a, b = int(x0 * w), int(y0 * h)
+        diff = np.abs(face - bare)[b:int(np.ceil(y1 * h)), a:int(np.ceil(x1 * w))].max(axis=2, initial=0)
+        # Nothing printed there for this card (a bull's picture runs into the corner): the
+        # corner itself is what must show.
+        ys, xs = np.nonzero(diff > 40) if (diff > 40).any() else np.nonzero(diff >= 0)
+        out.append(np.stack([(xs + a + 0.5) / w, (ys + b + 0.5) / h], axis=1))
+    return out
+
+
+def _image_points(quad: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    from vision.classify import unit_homography
+
+    if not len(uv):
+        return np.zeros((0, 2))
+    return cv2.perspectiveTransform(uv[None].astype(np.float64), unit_homography(quad).astype(np.float64))[0]
+
+
+def _share_seen(pts: np.ndarray, own: np.ndarray) -> float:
+    """Share of image points `pts` where the card itself shows (its `own` coverage)."""
+    if not len(pts):
+        return 0.0
+    x = np.clip(np.round(pts[:, 0]).astype(int), 0, own.shape[1] - 1)
+    y = np.clip(np.round(pts[:, 1]).astype(int), 0, own.shape[0] - 1)
+    return float((own[y, x] > 0.5).mean())
+
+
+def _share_in(pts: np.ndarray, quad: np.ndarray, region: tuple[float, float, float, float]) -> float:
+    """Share of image points `pts` that fall inside `region` of the frame `quad`."""
+    from vision.classify import unit_homography
+
+    if not len(pts):
+        return 0.0
+    h = np.linalg.inv(unit_homography(quad).astype(np.float64))
+    uv = cv2.perspectiveTransform(pts[None].astype(np.float64), h)[0]
+    u0, v0, u1, v1 = region
+    return float(((uv[:, 0] >= u0) & (uv[:, 0] <= u1) & (uv[:, 1] >= v0) & (uv[:, 1] <= v1)).mean())
+
+
+def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, inks: list[np.ndarray],
+              centre_ok: float, n_jitter: int = 1):
+    """Whole and index crops of one card with their joint labels; `inks`: its TL and BR indices'
+    ink (`index_ink`), or none when it prints no index."""
     out = []
     lab = label(card)
     for _ in range(n_jitter):
@@ -266,13 +325,16 @@ def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, 
             if centre_ok >= 0.9:
                 out.append((warp_crop(pyr, jitter_quad(rng, q), CARD_REGION, CROP), lab * 2 + turn // 2, WHOLE))
             # Index crop at the frame's top-left: the printed TL index (turn 0) or BR index (turn 2).
-            reg = idx_regions[0 if turn == 0 else 1] if len(idx_regions) >= 2 else None
+            ink = inks[0 if turn == 0 else 1] if len(inks) >= 2 else None
             if lab == BACK:
                 y = BACK * 2
-            elif reg is None:
+            elif ink is None:
                 y = CLS["bull"] * 2 if lab == CLS["bull"] else NONE * 2
             else:
-                y = lab * 2 if region_visible(own, quad, reg) >= 0.92 else NONE * 2
+                seen = _share_seen(_image_points(quad, ink), own)
+                if IDX_HIDDEN <= seen < IDX_SEEN:
+                    continue
+                y = lab * 2 if seen >= IDX_SEEN else NONE * 2
             if lab == CLS["bull"] and y != NONE * 2:
                 y = CLS["bull"] * 2
             out.append((warp_crop(pyr, jitter_quad(rng, q), INDEX_REGION, CROP), y, INDEX))
@@ -296,11 +358,11 @@ def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     faces = [render_card(c, design, FACE_H) for c in cards]
     X, Y, K = [], [], []
     for card, face in zip(cards, faces, strict=True):
-        regs = _idx_regions_canonical(card if card.get("object") != "back" else {"kind": "number"}, design)
+        inks = [] if card.get("object") == "back" else index_ink(card, design, _idx_regions_canonical(card, design))
         for _ in range(per_face):
             img, quad, own = photograph(rng, face, faces, bg, widths)
             centre = region_visible(own, quad, (0.2, 0.25, 0.8, 0.75))
-            for x, y, k in crops_for(rng, Pyramid(img), quad, own, card, regs, centre):
+            for x, y, k in crops_for(rng, Pyramid(img), quad, own, card, inks, centre):
                 X.append(x)
                 Y.append(y)
                 K.append(k)
@@ -346,11 +408,10 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     name = Path(path).stem
     pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", name).groups()
-    scene = scene_for(pool, [int(base), int(k)])
-    design = scene.design
+    truth = json.loads(Path(path[:-4] + ".json").read_text())
+    design = scene_for(pool, [int(base), int(k)], overlap=truth.get("overlap", 0.0)).design
     rng = np.random.default_rng([int(base), int(k), 99])
     img = cv2.imread(path)
-    truth = json.loads(Path(path[:-4] + ".json").read_text())
     hp = Path(path[:-4] + "_hand.png")
     hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
     ids = _instance_ids(truth["items"], img.shape[:2], hand)
@@ -370,9 +431,9 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             continue
         own = (ids == n + 1).astype(np.float32)
         card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
-        regs = _idx_regions_canonical(card, design)
+        inks = index_ink(card, design, _idx_regions_canonical(card, design))
         centre = region_visible(own, q, (0.2, 0.25, 0.8, 0.75))
-        for x, y, kk in crops_for(rng, pyr, q, own, card, regs, centre, n_jitter):
+        for x, y, kk in crops_for(rng, pyr, q, own, card, inks, centre, n_jitter):
             X.append(x)
             Y.append(y)
             K.append(kk)
@@ -398,6 +459,145 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(X, np.uint8).reshape(-1, CROP, CROP, 3), np.array(Y, np.int16), np.array(K, np.int8)
 
 
+# ----------------------------------------------------------------------------------------
+# Crops at the recogniser's own outlines (hard examples)
+
+
+def _overlap_share(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of convex polygon `a`'s area that lies inside convex polygon `b`."""
+    area = cv2.contourArea(a.astype(np.float32))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(inter) / area
+
+
+def _region_poly(quad: np.ndarray, region: tuple[float, float, float, float]) -> np.ndarray:
+    from vision.classify import unit_homography
+
+    u0, v0, u1, v1 = region
+    pts = np.array([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]], np.float64)
+    return cv2.perspectiveTransform(pts, unit_homography(quad).astype(np.float64))[0]
+
+
+def _others_share(ids: np.ndarray, poly: np.ndarray, own_id: int) -> float:
+    """Share of the pixels inside `poly` that belong to another item than `own_id` or to a hand."""
+    x, y, w, h = cv2.boundingRect(np.round(poly).astype(np.int32))
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(ids.shape[1], x + w), min(ids.shape[0], y + h)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(m, np.round(poly - (x0, y0)).astype(np.int32), 1)
+    sub = ids[y0:y1, x0:x1][m > 0]
+    return float(((sub != 0) & (sub != own_id)).mean()) if sub.size else 0.0
+
+
+
+
+def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops cut where the recogniser itself cuts them: at the detector's outlines, and at the
+    moves of its outline search, labelled by the truth they land on.
+
+    Crops at jittered true outlines (`scene_crops`) miss how the detector errs: the outline of a
+    narrow strip of an overlapped card is placed from the strip, and its corner index is often
+    cut or shifted. A crop is labelled by what it shows: an index crop holding most of a true,
+    uncovered corner index reads as that card; one holding little of it, "none"; in between it
+    is left out."""
+    path, n_moves = args
+    from vision.pipeline import SHIFT_MOVES, TURN_MOVES, Recognizer, RecognizerConfig, _moved
+    from vision.train.scenes import scene_for
+
+    name = Path(path).stem
+    pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", name).groups()
+    truth = json.loads(Path(path[:-4] + ".json").read_text())
+    if truth.get("game") in ("start11", "numeri"):
+        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int16), np.zeros(0, np.int8)
+    design = scene_for(pool, [int(base), int(k)], overlap=truth.get("overlap", 0.0)).design
+    rng = np.random.default_rng([int(base), int(k), 98])
+    img = cv2.imread(path)
+    hp = Path(path[:-4] + "_hand.png")
+    hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
+    ids = _instance_ids(truth["items"], img.shape[:2], hand)
+    item_of = {tuple(np.round(np.asarray(it["corners"]).ravel(), 0)): n for n, it in enumerate(truth["items"])}
+    under = set(truth.get("under_hand", {}).get("cards", []))
+    cards = []  # (quad, own mask, card, image points of each index's ink, share of each seen)
+    for ci, c in enumerate(truth["cards"]):
+        if ci in under or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
+            continue
+        q = np.asarray(c["corners"], np.float64)
+        n = item_of.get(tuple(np.round(q.ravel(), 0)))
+        if n is None:
+            continue
+        card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
+        own = (ids == n + 1).astype(np.float32)
+        inks = [_image_points(q, uv) for uv in index_ink(card, design, _idx_regions_canonical(card, design))]
+        cards.append((q, own, card, inks, [_share_seen(p, own) for p in inks], n + 1))
+    # Every legible corner index of the table: a crop showing one is not "none".
+    shown = [(n, p) for n, (_q, _o, _c, inks, seen, _i) in enumerate(cards) for p, s in zip(inks, seen, strict=True)
+             if s >= IDX_HIDDEN]
+
+    def shows_index(quad: np.ndarray, region, but: int = -1) -> bool:
+        return any(n != but and _share_in(p, quad, region) >= IDX_OUT for n, p in shown)
+
+    rec = Recognizer(truth["game"], RecognizerConfig(indices="always"))
+    pyr = Pyramid(img)
+    centres = np.array([q.mean(axis=0) for q, *_ in cards]) if cards else np.zeros((0, 2))
+    X, Y, K = [], [], []
+    moves = TURN_MOVES + SHIFT_MOVES
+    for d in rec.detect(img):
+        if not d.inside:
+            continue
+        det_quads = [d.quad] + [_moved(d.quad, moves[int(i)]) for i in rng.choice(len(moves), n_moves, replace=False)]
+        dist = np.linalg.norm(centres - np.asarray(d.centre), axis=1) if len(centres) else np.zeros(0)
+        j = int(np.argmin(dist)) if len(dist) else -1
+        if j < 0 or dist[j] > 0.3 * np.linalg.norm(cards[j][0][1] - cards[j][0][0]):
+            # Not on a card we can name: on the table it is "none"; on a card, a merged or
+            # moved outline, left out (it may still show a readable corner).
+            cx, cy = int(np.clip(d.centre[0], 0, img.shape[1] - 1)), int(np.clip(d.centre[1], 0, img.shape[0] - 1))
+            if ids[cy, cx] == 0:
+                for q in det_quads[:1]:
+                    for region, kind in ((CARD_REGION, WHOLE), (INDEX_REGION, INDEX)):
+                        if shows_index(q, region):
+                            continue
+                        X.append(warp_crop(pyr, q, region, CROP))
+                        Y.append(NONE * 2)
+                        K.append(kind)
+            continue
+        tq, own, card, inks, seens, own_id = cards[j]
+        lab = label(card)
+        for dq in det_quads:
+            for turn in (0, 2):
+                q = rotate_quad(dq, turn)
+                # How the frame lies on the printed card: upright (0) or turned half (2).
+                err = [np.linalg.norm(q - rotate_quad(tq, r), axis=1).sum() for r in range(4)]
+                r = int(np.argmin(err))
+                if r % 2:
+                    continue  # long side taken across: no class for a quarter turn
+                if turn == 0 and d.visible.get("centre", 0) >= 0.8 and \
+                        region_visible(own, tq, (0.2, 0.25, 0.8, 0.75)) >= 0.9 and \
+                        _overlap_share(_region_poly(tq, (0, 0, 1, 1)), _region_poly(q, CARD_REGION)) >= 0.9:
+                    X.append(warp_crop(pyr, q, CARD_REGION, CROP))
+                    Y.append(lab * 2 + r // 2)
+                    K.append(WHOLE)
+                if len(inks) < 2:
+                    continue
+                ink, seen = inks[0 if r == 0 else 1], seens[0 if r == 0 else 1]
+                inside = _share_in(ink, q, INDEX_REGION)
+                if inside >= IDX_IN and seen >= IDX_SEEN:
+                    y = lab * 2
+                elif (inside < IDX_OUT or seen < IDX_HIDDEN) and not shows_index(q, INDEX_REGION, j) and \
+                        _others_share(ids, _region_poly(q, INDEX_REGION), own_id) < 0.25:
+                    # Its own card's blank corner or the table; a crop on another card is left out.
+                    y = NONE * 2
+                else:
+                    continue
+                X.append(warp_crop(pyr, q, INDEX_REGION, CROP))
+                Y.append(y)
+                K.append(INDEX)
+    return np.array(X, np.uint8).reshape(-1, CROP, CROP, 3), np.array(Y, np.int16), np.array(K, np.int8)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -406,14 +606,16 @@ def main(argv=None) -> None:
     ap.add_argument("--per-face", type=int, default=3)
     ap.add_argument("--scenes", default=None, help="scene folder (backgrounds, or crops with --from-scenes)")
     ap.add_argument("--from-scenes", action="store_true")
-    ap.add_argument("--jitter", type=int, default=1)
+    ap.add_argument("--at-detections", action="store_true",
+                    help="with --from-scenes: crops at the recogniser's own outlines (hard examples)")
+    ap.add_argument("--jitter", type=int, default=1, help="crops per card (with --at-detections: moved outlines)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
     ap.add_argument("--widths", type=float, nargs=2, default=WIDTHS, help="synthetic: card widths in pixels (min max)")
     a = ap.parse_args(argv)
     if a.from_scenes:
         jobs = [(p, a.jitter) for p in sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))]
-        fn = scene_crops
+        fn = detection_crops if a.at_detections else scene_crops
         groups = list(range(len(jobs)))
     else:
         jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths)) for i in range(a.designs)]

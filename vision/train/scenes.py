@@ -98,6 +98,7 @@ def _work(args) -> str:
     truth["styles"]["design_template"] = scene.design.template
     truth["styles"]["typeface"] = scene.design.typeface.name
     truth["card_size_mm"] = [scene.design.card_w, scene.design.card_h]
+    truth["overlap"] = overlap  # `scene_for` needs it to draw the same scene again
     cv2.imwrite(str(Path(out) / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if mask is not None:
         cv2.imwrite(str(Path(out) / f"{name}_hand.png"), (mask > 0.5).astype(np.uint8) * 255)

@@ -1,0 +1,58 @@
+"""Labels of the classifier's training crops: a corner index is named by whether its ink shows.
+
+The index box is drawn for two digits; a one-digit index covered only where its box is blank is
+still legible, and must not be taught as "no card"."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classify import Pyramid
+from vision.render import random_design
+from vision.train.crops import CLS, INDEX, NONE, _idx_regions_canonical, crops_for, index_ink
+
+
+@pytest.fixture(scope="module")
+def one():
+    design = random_design(np.random.default_rng(3), "train", template="classic")
+    card = {"kind": "number", "value": 1, "color": "red"}
+    regions = _idx_regions_canonical(card, design)
+    return card, regions, index_ink(card, design, regions)
+
+
+def _index_labels(card, inks, cover_from_u: float | None) -> list[int]:
+    """Labels of the two index crops of an upright card 200×300 px whose top-left corner is
+    covered from `cover_from_u` (card width fraction) rightwards, down to a third of its height."""
+    x0, y0, w, h = 100, 100, 200, 300
+    quad = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float64)
+    own = np.zeros((600, 500), np.float32)
+    cv2.fillConvexPoly(own, quad.astype(np.int32), 1.0)
+    if cover_from_u is not None:
+        own[y0:y0 + h // 3, int(x0 + cover_from_u * w):x0 + w] = 0.0
+    pyr = Pyramid(np.full((600, 500, 3), 128, np.uint8))
+    out = crops_for(np.random.default_rng(0), pyr, quad, own, card, inks, centre_ok=1.0)
+    return [y for _x, y, kind in out if kind == INDEX]
+
+
+def test_a_one_digit_index_covered_only_where_its_box_is_blank_is_taught_as_its_card(one):
+    card, regions, inks = one
+    tl_box, tl_ink = regions[0], inks[0]
+    assert len(tl_ink) > 20, "the index prints ink"
+    ink_right = float(tl_ink[:, 0].max())
+    assert ink_right < tl_box[2] - 0.03, "a '1' fills only part of its two-digit box"
+    # Covered just right of the ink: more than 8 % of the box is hidden (the old rule said
+    # "none"), none of the ink is.
+    cover = ink_right + 0.015
+    assert (tl_box[2] - cover) / (tl_box[2] - tl_box[0]) > 0.08
+    labels = _index_labels(card, inks, cover)
+    assert labels[0] == CLS["1"] * 2  # the top-left index: still a 1
+    assert labels[1] == CLS["1"] * 2  # the bottom-right one is not covered at all
+
+
+def test_an_index_whose_ink_is_covered_is_taught_as_no_card(one):
+    card, _regions, inks = one
+    labels = _index_labels(card, inks, 0.0)
+    assert labels[0] == NONE * 2
+    assert labels[1] == CLS["1"] * 2
