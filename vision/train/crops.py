@@ -402,25 +402,41 @@ def _instance_ids(items: list[dict], shape: tuple[int, int], hand: np.ndarray | 
     return ids
 
 
-def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    path, n_jitter = args
+@dataclasses.dataclass
+class _Scene:
+    truth: dict
+    design: object
+    rng: np.random.Generator
+    image: np.ndarray
+    ids: np.ndarray  # item number + 1 at each pixel (0 table, -1 hand)
+    item_of: dict  # rounded outline -> item number
+    under: set  # cards under the hand
+
+
+def _load_scene(path: str, salt: int) -> _Scene:
+    """A rendered train scene with its truth, its card design (the scene drawn again) and the
+    item under each pixel."""
     from vision.train.scenes import scene_for
 
-    name = Path(path).stem
-    pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", name).groups()
+    pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", Path(path).stem).groups()
     truth = json.loads(Path(path[:-4] + ".json").read_text())
     design = scene_for(pool, [int(base), int(k)], overlap=truth.get("overlap", 0.0)).design
-    rng = np.random.default_rng([int(base), int(k), 99])
     img = cv2.imread(path)
     hp = Path(path[:-4] + "_hand.png")
     hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
-    ids = _instance_ids(truth["items"], img.shape[:2], hand)
+    return _Scene(truth, design, np.random.default_rng([int(base), int(k), salt]), img,
+                  _instance_ids(truth["items"], img.shape[:2], hand),
+                  {tuple(np.round(np.asarray(it["corners"]).ravel(), 0)): n for n, it in enumerate(truth["items"])},
+                  set(truth.get("under_hand", {}).get("cards", [])))
+
+
+def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    path, n_jitter = args
+    sc = _load_scene(path, 99)
+    truth, design, rng, img, ids, item_of, under = (sc.truth, sc.design, sc.rng, sc.image, sc.ids, sc.item_of,
+                                                    sc.under)
     pyr = Pyramid(img)
     X, Y, K = [], [], []
-    under = set(truth.get("under_hand", {}).get("cards", []))
-    item_of = {}
-    for n, it in enumerate(truth["items"]):
-        item_of[tuple(np.round(np.asarray(it["corners"]).ravel(), 0))] = n
     board_game = truth.get("game") in ("start11", "numeri")  # tiles are not cards for this model
     for ci, c in enumerate(truth["cards"]):
         if ci in under or board_game or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
@@ -506,21 +522,12 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     is left out."""
     path, n_moves = args
     from vision.pipeline import SHIFT_MOVES, TURN_MOVES, Recognizer, RecognizerConfig, _moved
-    from vision.train.scenes import scene_for
 
-    name = Path(path).stem
-    pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", name).groups()
-    truth = json.loads(Path(path[:-4] + ".json").read_text())
+    sc = _load_scene(path, 98)
+    truth, design, rng, img, ids, item_of, under = (sc.truth, sc.design, sc.rng, sc.image, sc.ids, sc.item_of,
+                                                    sc.under)
     if truth.get("game") in ("start11", "numeri"):
         return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int16), np.zeros(0, np.int8)
-    design = scene_for(pool, [int(base), int(k)], overlap=truth.get("overlap", 0.0)).design
-    rng = np.random.default_rng([int(base), int(k), 98])
-    img = cv2.imread(path)
-    hp = Path(path[:-4] + "_hand.png")
-    hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
-    ids = _instance_ids(truth["items"], img.shape[:2], hand)
-    item_of = {tuple(np.round(np.asarray(it["corners"]).ravel(), 0)): n for n, it in enumerate(truth["items"])}
-    under = set(truth.get("under_hand", {}).get("cards", []))
     cards = []  # (quad, own mask, card, image points of each index's ink, share of each seen)
     for ci, c in enumerate(truth["cards"]):
         if ci in under or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
