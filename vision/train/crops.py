@@ -32,7 +32,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, Pyramid, rotate_quad, warp_crop
+from vision.classify import (
+    CARD_CLASSES,
+    CARD_REGION,
+    CROP,
+    INDEX_REGION,
+    Pyramid,
+    rotate_quad,
+    unit_homography,
+    warp_crop,
+)
 from vision.render import random_design, render_card
 from vision.render.designs import SUITS
 from vision.render.faces import default_heads, index_regions
@@ -245,13 +254,22 @@ def jitter_quad(rng: np.random.Generator, quad: np.ndarray, amount: float = 1.0)
     return q + rng.normal(0, 0.012 * amount * w, (4, 2))
 
 
+def _image_points(quad: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """Image pixels of points given as (u, v) fractions of the card outlined by `quad`."""
+    if not len(uv):
+        return np.zeros((0, 2))
+    return cv2.perspectiveTransform(np.asarray(uv, np.float64)[None], unit_homography(quad).astype(np.float64))[0]
+
+
+def _region_poly(quad: np.ndarray, region: tuple[float, float, float, float]) -> np.ndarray:
+    """Image outline of a card region (u0, v0, u1, v1)."""
+    u0, v0, u1, v1 = region
+    return _image_points(quad, np.array([[u0, v0], [u1, v0], [u1, v1], [u0, v1]]))
+
+
 def region_visible(own: np.ndarray, quad: np.ndarray, region: tuple[float, float, float, float]) -> float:
     """Share of a card region (u0, v0, u1, v1) where the card itself shows (own coverage > 0.5)."""
-    from vision.classify import unit_homography
-
-    u0, v0, u1, v1 = region
-    pts = np.array([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]], np.float64)
-    q = cv2.perspectiveTransform(pts, unit_homography(quad).astype(np.float64))[0]
+    q = _region_poly(quad, region)
     m = np.zeros(own.shape, np.uint8)
     cv2.fillConvexPoly(m, np.round(q * 4).astype(np.int32), 1, cv2.LINE_8, 2)
     n = int(m.sum())
@@ -285,14 +303,6 @@ def index_ink(card: dict, design, regions) -> list[np.ndarray]:
     return out
 
 
-def _image_points(quad: np.ndarray, uv: np.ndarray) -> np.ndarray:
-    from vision.classify import unit_homography
-
-    if not len(uv):
-        return np.zeros((0, 2))
-    return cv2.perspectiveTransform(uv[None].astype(np.float64), unit_homography(quad).astype(np.float64))[0]
-
-
 def _share_seen(pts: np.ndarray, own: np.ndarray) -> float:
     """Share of image points `pts` where the card itself shows (its `own` coverage)."""
     if not len(pts):
@@ -304,8 +314,6 @@ def _share_seen(pts: np.ndarray, own: np.ndarray) -> float:
 
 def _share_in(pts: np.ndarray, quad: np.ndarray, region: tuple[float, float, float, float]) -> float:
     """Share of image points `pts` that fall inside `region` of the frame `quad`."""
-    from vision.classify import unit_homography
-
     if not len(pts):
         return 0.0
     h = np.linalg.inv(unit_homography(quad).astype(np.float64))
@@ -431,23 +439,27 @@ def _load_scene(path: str, salt: int) -> _Scene:
                   set(truth.get("under_hand", {}).get("cards", [])))
 
 
+def _named_cards(sc: _Scene):
+    """The scene's card faces not under the hand, as (outline, own coverage, card, item id)."""
+    for ci, c in enumerate(sc.truth["cards"]):
+        if ci in sc.under or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
+            continue
+        q = np.asarray(c["corners"], np.float64)
+        n = sc.item_of.get(tuple(np.round(q.ravel(), 0)))
+        if n is None:
+            continue
+        card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
+        yield q, (sc.ids == n + 1).astype(np.float32), card, n + 1
+
+
 def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     path, n_jitter = args
     sc = _load_scene(path, 99)
-    truth, design, rng, img, ids, item_of, under = (sc.truth, sc.design, sc.rng, sc.image, sc.ids, sc.item_of,
-                                                    sc.under)
+    truth, design, rng, img, ids = sc.truth, sc.design, sc.rng, sc.image, sc.ids
     pyr = Pyramid(img)
     X, Y, K = [], [], []
     board_game = truth.get("game") in ("start11", "numeri")  # tiles are not cards for this model
-    for ci, c in enumerate(truth["cards"]):
-        if ci in under or board_game or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
-            continue
-        q = np.asarray(c["corners"], np.float64)
-        n = item_of.get(tuple(np.round(q.ravel(), 0)))
-        if n is None:
-            continue
-        own = (ids == n + 1).astype(np.float32)
-        card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
+    for q, own, card, _id in [] if board_game else _named_cards(sc):
         inks = index_ink(card, design, _idx_regions_canonical(card, design))
         centre = region_visible(own, q, (0.2, 0.25, 0.8, 0.75))
         for x, y, kk in crops_for(rng, pyr, q, own, card, inks, centre, n_jitter):
@@ -489,14 +501,6 @@ def _overlap_share(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter) / area
 
 
-def _region_poly(quad: np.ndarray, region: tuple[float, float, float, float]) -> np.ndarray:
-    from vision.classify import unit_homography
-
-    u0, v0, u1, v1 = region
-    pts = np.array([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]], np.float64)
-    return cv2.perspectiveTransform(pts, unit_homography(quad).astype(np.float64))[0]
-
-
 def _others_share(ids: np.ndarray, poly: np.ndarray, own_id: int) -> float:
     """Share of the pixels inside `poly` that belong to another item than `own_id` or to a hand."""
     x, y, w, h = cv2.boundingRect(np.round(poly).astype(np.int32))
@@ -508,8 +512,6 @@ def _others_share(ids: np.ndarray, poly: np.ndarray, own_id: int) -> float:
     cv2.fillConvexPoly(m, np.round(poly - (x0, y0)).astype(np.int32), 1)
     sub = ids[y0:y1, x0:x1][m > 0]
     return float(((sub != 0) & (sub != own_id)).mean()) if sub.size else 0.0
-
-
 
 
 def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -525,24 +527,18 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from vision.pipeline import SHIFT_MOVES, TURN_MOVES, Recognizer, RecognizerConfig, _moved
 
     sc = _load_scene(path, 98)
-    truth, design, rng, img, ids, item_of, under = (sc.truth, sc.design, sc.rng, sc.image, sc.ids, sc.item_of,
-                                                    sc.under)
+    truth, design, rng, img, ids = sc.truth, sc.design, sc.rng, sc.image, sc.ids
     if truth.get("game") in ("start11", "numeri"):
         return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int16), np.zeros(0, np.int8)
-    cards = []  # (quad, own mask, card, image points of each index's ink, share of each seen)
-    for ci, c in enumerate(truth["cards"]):
-        if ci in under or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
-            continue
-        q = np.asarray(c["corners"], np.float64)
-        n = item_of.get(tuple(np.round(q.ravel(), 0)))
-        if n is None:
-            continue
-        card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
-        own = (ids == n + 1).astype(np.float32)
+    # (outline, own coverage, card, image points of each index's ink, share of each seen, item
+    # id, whether its middle shows)
+    cards = []
+    for q, own, card, item in _named_cards(sc):
         inks = [_image_points(q, uv) for uv in index_ink(card, design, _idx_regions_canonical(card, design))]
-        cards.append((q, own, card, inks, [_share_seen(p, own) for p in inks], n + 1))
+        cards.append((q, own, card, inks, [_share_seen(p, own) for p in inks], item,
+                      region_visible(own, q, (0.2, 0.25, 0.8, 0.75)) >= 0.9))
     # Every legible corner index of the table: a crop showing one is not "none".
-    shown = [(n, p) for n, (_q, _o, _c, inks, seen, _i) in enumerate(cards) for p, s in zip(inks, seen, strict=True)
+    shown = [(n, p) for n, (_q, _o, _c, inks, seen, _i, _m) in enumerate(cards) for p, s in zip(inks, seen, strict=True)
              if s >= IDX_HIDDEN]
 
     def shows_index(quad: np.ndarray, region, but: int = -1) -> bool:
@@ -572,7 +568,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                         Y.append(NONE * 2)
                         K.append(kind)
             continue
-        tq, own, card, inks, seens, own_id = cards[j]
+        tq, own, card, inks, seens, own_id, middle_shows = cards[j]
         lab = label(card)
         for dq in det_quads:
             for turn in (0, 2):
@@ -582,9 +578,8 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 r = int(np.argmin(err))
                 if r % 2:
                     continue  # long side taken across: no class for a quarter turn
-                if turn == 0 and d.visible.get("centre", 0) >= 0.8 and \
-                        region_visible(own, tq, (0.2, 0.25, 0.8, 0.75)) >= 0.9 and \
-                        _overlap_share(_region_poly(tq, (0, 0, 1, 1)), _region_poly(q, CARD_REGION)) >= 0.9:
+                if turn == 0 and d.visible.get("centre", 0) >= 0.8 and middle_shows and \
+                        _overlap_share(tq, _region_poly(q, CARD_REGION)) >= 0.9:
                     X.append(warp_crop(pyr, q, CARD_REGION, CROP))
                     Y.append(lab * 2 + r // 2)
                     K.append(WHOLE)
