@@ -11,7 +11,8 @@ import pytest
 
 from vision.classify import Pyramid
 from vision.render import random_design
-from vision.train.crops import CLS, INDEX, NONE, _idx_regions_canonical, crops_for, index_ink
+from vision.train.crops import CLS, INDEX, NONE, _idx_regions_canonical, _load_scene, _named_cards, crops_for, index_ink
+from vision.train.scenes import _work
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +40,8 @@ def _index_labels(card, inks, cover_from_u: float | None) -> list[int]:
 def test_a_one_digit_index_covered_only_where_its_box_is_blank_is_taught_as_its_card(one):
     card, regions, inks = one
     tl_box, tl_ink = regions[0], inks[0]
-    assert len(tl_ink) > 20, "the index prints ink"
-    ink_right = float(tl_ink[:, 0].max())
+    assert len(tl_ink.uv) > 20, "the index prints ink"
+    ink_right = float(tl_ink.uv[:, 0].max())
     assert ink_right < tl_box[2] - 0.03, "a '1' fills only part of its two-digit box"
     # Covered just right of the ink: more than 8 % of the box is hidden (the old rule said
     # "none"), none of the ink is.
@@ -56,3 +57,45 @@ def test_an_index_whose_ink_is_covered_is_taught_as_no_card(one):
     labels = _index_labels(card, inks, 0.0)
     assert labels[0] == NONE * 2
     assert labels[1] == CLS["1"] * 2
+
+
+@pytest.fixture(scope="module")
+def twenty():
+    design = random_design(np.random.default_rng(3), "train", template="classic")
+    card = {"kind": "number", "value": 20, "color": "blue"}
+    regions = _idx_regions_canonical(card, design)
+    return card, index_ink(card, design, regions)
+
+
+def test_a_fragment_of_an_index_is_taught_as_no_card(twenty):
+    """A "20" whose 0 is hidden shows a "2": taught as "none", not as 20 (nor left out, as when
+    only the share of its ink that shows counted: the 2 is more than 60 % of it)."""
+    card, inks = twenty
+    u = inks[0].uv[:, 0]
+    labels = _index_labels(card, inks, float(u.min() + 0.6 * (u.max() - u.min())))  # most of the 0 covered
+    assert labels[0] == NONE * 2
+    assert labels[1] == CLS["20"] * 2
+    # Covered only right of the 0: still a 20.
+    labels = _index_labels(card, inks, float(u.max()) + 0.015)
+    assert labels[0] == CLS["20"] * 2
+
+
+def test_every_card_face_of_a_rendered_scene_gets_its_crops(tmp_path):
+    """The scene's cards are matched to the items drawn (whose outlines the truth rounds to
+    0.01 px, the cards' to 0.1 px): none may be lost, or its corners are never taught."""
+    total = 0
+    for k in range(3):
+        name = _work((str(tmp_path), "train", 17000, k, True, 0.5))
+        sc = _load_scene(str(tmp_path / f"{name}.jpg"), 98)
+        faces = [c for i, c in enumerate(sc.truth["cards"])
+                 if c.get("kind") in ("number", "joker", "link", "bonus", "bull") and i not in sc.under]
+        named = list(_named_cards(sc))
+        assert len(named) == len(faces)
+        total += len(faces)
+        # Each is matched to its own item: the item's pixels lie inside its outline.
+        for q, own, _card, _item in named:
+            assert own.sum() > 0
+            ys, xs = np.nonzero(own)
+            inside = cv2.pointPolygonTest(q.astype(np.float32), (float(xs.mean()), float(ys.mean())), False)
+            assert inside >= 0
+    assert total > 10

@@ -100,6 +100,7 @@ class Design:
     index_scale: float = 0.12  # index height / card height
     index_style: str = "plain"  # plain|circle|box
     index_on_colour: bool = False  # index printed white on a coloured band/block
+    index_numbers: bool = True  # False: indices without their numbers (training labels: where they lie)
     ambiguity_mark: str = "underline"  # none|underline|dot
     gloss: float = 0.3
     edge_shade: float = 0.18  # darkening of the cut edge

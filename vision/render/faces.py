@@ -216,6 +216,7 @@ def _indices(img, text, d: Design, W, H, inner, ink, ambiguous, on_colour_ink=No
         return
     ih = d.index_scale * H
     m = glyph if glyph is not None else _glyph(text, d, ih, 0.24 * W, index=True)
+    paint = m if d.index_numbers else np.zeros_like(m)
     gh, gw = m.shape
     x0 = inner + max(0.085 * W, gw / 2.0 + 0.045 * W)
     y0 = inner + 0.045 * H + gh / 2.0 + (0.012 * H if d.index_style != "plain" else 0)
@@ -235,7 +236,7 @@ def _indices(img, text, d: Design, W, H, inner, ink, ambiguous, on_colour_ink=No
             else:
                 badge = draw.rounded_rect(H, W, cx - r, cy - r, cx + r, cy + r, 0.2 * r)
             draw.paint(img, badge, ink)
-            _centre_paint(img, m, WHITE, cx, cy, rot)
+            _centre_paint(img, paint, WHITE, cx, cy, rot)
             mark_col = WHITE
         else:
             if colour is not ink:
@@ -247,7 +248,7 @@ def _indices(img, text, d: Design, W, H, inner, ink, ambiguous, on_colour_ink=No
                 bottom = cy + gh / 2 + py_ + (0 if rot else extra)
                 draw.paint(img, draw.rounded_rect(H, W, cx - gw / 2 - px_, top, cx + gw / 2 + px_, bottom,
                                                   0.25 * gh), ink)
-            _centre_paint(img, m, colour, cx, cy, rot)
+            _centre_paint(img, paint, colour, cx, cy, rot)
             mark_col = colour
         if ambiguous and d.ambiguity_mark != "none":
             _mark(img, (gh, gw), cx, cy, mark_col, d.ambiguity_mark, rotate180=rot)

@@ -44,7 +44,7 @@ from vision.classify import (
 )
 from vision.render import random_design, render_card
 from vision.render.designs import SUITS
-from vision.render.faces import default_heads, index_regions
+from vision.render.faces import centre_region, default_heads, index_regions
 
 CLS = {c: i for i, c in enumerate(CARD_CLASSES)}
 NONE, BACK = CLS["none"], CLS["back"]
@@ -278,51 +278,90 @@ def region_visible(own: np.ndarray, quad: np.ndarray, region: tuple[float, float
 
 # An index crop is labelled its card when this much of the index's ink is not covered (and, at
 # a detected outline, lies inside the crop); under the low marks, "none"; in between it is left
-# out (half an index is neither). Stricter marks (0.95 inside, 0.97 seen) taught fewer misreads
+# out (most of an index is neither). Stricter marks (0.95 inside, 0.97 seen) taught fewer misreads
 # than 0.8 and 0.92 (stop 18, train pool).
 IDX_IN, IDX_OUT = 0.95, 0.4
 IDX_SEEN, IDX_HIDDEN = 0.97, 0.6
+# A fragment: bands across the index's number (BANDS slices of its width) holding a fifth of its
+# ink are hidden or cut off (under 0.2 of each shows) while another band shows (0.8 of it). The
+# "1" of a "14" whose 4 is cut off reads as a 1: it is taught as "none" (stop 18's fine-tunes,
+# which left such crops out, read them as the cards they resemble). Bands, not glyphs: kerned
+# digits touch. A number cut at its top or bottom keeps every digit: not a fragment.
+BANDS = 5
 
 
-def index_ink(card: dict, design, regions) -> list[np.ndarray]:
-    """The printed pixels of each corner index, as (u, v) card fractions: what must show for an
-    index to be legible (its box is drawn for two digits, so the cover of the box says too
-    little). They are the pixels of the box that change when the design prints no indices (a
-    frame line through the box is not the index)."""
-    face = render_card(card, design, FACE_H)[..., :3].astype(np.int16)
-    bare = render_card(card, dataclasses.replace(design, indices="none"), FACE_H)[..., :3].astype(np.int16)
+@dataclasses.dataclass(frozen=True)
+class Ink:
+    """The printed pixels of one corner index as (u, v) card fractions: all of it (`uv`) and its
+    number alone (`digits`: not the badge or block of colour printed behind it; none for a card
+    printing no index, a bull)."""
+
+    uv: np.ndarray
+    digits: np.ndarray
+
+    def fragment(self, shows: np.ndarray) -> bool:
+        """Whether, where `shows` (one bool per point of `digits`) holds, part of the number shows
+        and a band across it does not: a digit lost, the rest reads as another number."""
+        if len(self.digits) < BANDS:
+            return False
+        x = self.digits[:, 0]
+        band = np.minimum(((x - x.min()) / max(float(x.max() - x.min()), 1e-9) * BANDS).astype(int), BANDS - 1)
+        counts = np.bincount(band, minlength=BANDS)
+        share = np.bincount(band, weights=shows.astype(float), minlength=BANDS) / np.maximum(counts, 1)
+        return bool(counts[(counts > 0) & (share < 0.2)].sum() >= 0.2 * len(x) and share.max() >= 0.8)
+
+
+def _points(mask: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
+    """Card fractions (u, v) of the pixels set in `mask`, a box at (x0, y0) of a w×h face."""
+    ys, xs = np.nonzero(mask)
+    return np.stack([(xs + x0 + 0.5) / w, (ys + y0 + 0.5) / h], axis=1)
+
+
+def index_ink(card: dict, design, regions) -> list[Ink]:
+    """The ink of each corner index: what must show for an index to be legible (its box is
+    drawn for two digits, so the cover of the box says too little). It is the pixels of the box
+    that change when the design prints no indices (a frame line through the box is not the index);
+    its number alone is what changes when the indices are printed without their numbers."""
+    def pixels(**change) -> np.ndarray:
+        return render_card(card, dataclasses.replace(design, **change), FACE_H)[..., :3].astype(np.int16)
+
+    face, bare, blank = pixels(), pixels(indices="none"), pixels(index_numbers=False)
     h, w = face.shape[:2]
     out = []
     for x0, y0, x1, y1 in regions:
         a, b = int(x0 * w), int(y0 * h)
-        diff = np.abs(face - bare)[b:int(np.ceil(y1 * h)), a:int(np.ceil(x1 * w))].max(axis=2, initial=0)
+        box = (slice(b, int(np.ceil(y1 * h))), slice(a, int(np.ceil(x1 * w))))
+        ink = np.abs(face - bare)[box].max(axis=2, initial=0) > 40
         # Nothing printed there for this card (a bull's picture runs into the corner): the
         # corner itself is what must show.
-        ys, xs = np.nonzero(diff > 40) if (diff > 40).any() else np.nonzero(diff >= 0)
-        out.append(np.stack([(xs + a + 0.5) / w, (ys + b + 0.5) / h], axis=1))
+        uv = _points(ink if ink.any() else np.ones_like(ink), a, b, w, h)
+        digits = _points(np.abs(face - blank)[box].max(axis=2, initial=0) > 40, a, b, w, h)
+        out.append(Ink(uv, digits))
     return out
 
 
-def _share_seen(pts: np.ndarray, own: np.ndarray) -> float:
-    """Share of image points `pts` where the card itself shows (its `own` coverage)."""
-    if not len(pts):
-        return 0.0
+def _seen(pts: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Whether the card itself shows (its `own` coverage) at each image point of `pts`."""
     x = np.clip(np.round(pts[:, 0]).astype(int), 0, own.shape[1] - 1)
     y = np.clip(np.round(pts[:, 1]).astype(int), 0, own.shape[0] - 1)
-    return float((own[y, x] > 0.5).mean())
+    return own[y, x] > 0.5
 
 
-def _share_in(pts: np.ndarray, quad: np.ndarray, region: tuple[float, float, float, float]) -> float:
-    """Share of image points `pts` that fall inside `region` of the frame `quad`."""
+def _inside(pts: np.ndarray, quad: np.ndarray, region: tuple[float, float, float, float]) -> np.ndarray:
+    """Whether each image point of `pts` falls inside `region` of the frame `quad`."""
     if not len(pts):
-        return 0.0
+        return np.zeros(0, bool)
     h = np.linalg.inv(unit_homography(quad).astype(np.float64))
     uv = cv2.perspectiveTransform(pts[None].astype(np.float64), h)[0]
     u0, v0, u1, v1 = region
-    return float(((uv[:, 0] >= u0) & (uv[:, 0] <= u1) & (uv[:, 1] >= v0) & (uv[:, 1] <= v1)).mean())
+    return (uv[:, 0] >= u0) & (uv[:, 0] <= u1) & (uv[:, 1] >= v0) & (uv[:, 1] <= v1)
 
 
-def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, inks: list[np.ndarray],
+def _share(mask: np.ndarray) -> float:
+    return float(mask.mean()) if len(mask) else 0.0
+
+
+def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, inks: list[Ink],
               centre_ok: float, n_jitter: int = 1):
     """Whole and index crops of one card with their joint labels; `inks`: its TL and BR indices'
     ink (`index_ink`), or none when it prints no index."""
@@ -340,10 +379,13 @@ def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, 
             elif ink is None:
                 y = CLS["bull"] * 2 if lab == CLS["bull"] else NONE * 2
             else:
-                seen = _share_seen(_image_points(quad, ink), own)
-                if IDX_HIDDEN <= seen < IDX_SEEN:
+                seen = _share(_seen(_image_points(quad, ink.uv), own))
+                if seen >= IDX_SEEN:
+                    y = lab * 2
+                elif seen < IDX_HIDDEN or ink.fragment(_seen(_image_points(quad, ink.digits), own)):
+                    y = NONE * 2
+                else:
                     continue
-                y = lab * 2 if seen >= IDX_SEEN else NONE * 2
             if lab == CLS["bull"] and y != NONE * 2:
                 y = CLS["bull"] * 2
             out.append((warp_crop(pyr, jitter_quad(rng, q), INDEX_REGION, CROP), y, INDEX))
@@ -418,7 +460,7 @@ class _Scene:
     rng: np.random.Generator
     image: np.ndarray
     ids: np.ndarray  # item number + 1 at each pixel (0 table, -1 hand)
-    item_of: dict  # rounded outline -> item number
+    outlines: np.ndarray  # items × 4 × 2: each item's outline
     under: set  # cards under the hand
 
 
@@ -435,7 +477,7 @@ def _load_scene(path: str, salt: int) -> _Scene:
     hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
     return _Scene(truth, design, np.random.default_rng([int(base), int(k), salt]), img,
                   _instance_ids(truth["items"], img.shape[:2], hand),
-                  {tuple(np.round(np.asarray(it["corners"]).ravel(), 0)): n for n, it in enumerate(truth["items"])},
+                  np.array([it["corners"] for it in truth["items"]], np.float64).reshape(-1, 4, 2),
                   set(truth.get("under_hand", {}).get("cards", [])))
 
 
@@ -445,9 +487,11 @@ def _named_cards(sc: _Scene):
         if ci in sc.under or c.get("kind") not in ("number", "joker", "link", "bonus", "bull"):
             continue
         q = np.asarray(c["corners"], np.float64)
-        n = sc.item_of.get(tuple(np.round(q.ravel(), 0)))
-        if n is None:
+        # The item drawn at this outline (the truth rounds cards' corners to 0.1 px, items' to 0.01).
+        err = np.abs(sc.outlines - q).max(axis=(1, 2)) if len(sc.outlines) else np.zeros(0)
+        if not len(err) or err.min() > 0.1:
             continue
+        n = int(err.argmin())
         card = {"kind": c["kind"], "value": c["value"], "color": c["color"]}
         yield q, (sc.ids == n + 1).astype(np.float32), card, n + 1
 
@@ -530,19 +574,36 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     truth, design, rng, img, ids = sc.truth, sc.design, sc.rng, sc.image, sc.ids
     if truth.get("game") in ("start11", "numeri"):
         return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int16), np.zeros(0, np.int8)
-    # (outline, own coverage, card, image points of each index's ink, share of each seen, item
-    # id, whether its middle shows)
+    # (outline, own coverage, card, each index's ink, its image points, whether each point is
+    # seen, the same of its number's ink, item id, whether the card's middle shows). Indices
+    # TL, BR, then any more (a design printing four): a crop showing any of them is not "none".
     cards = []
     for q, own, card, item in _named_cards(sc):
-        inks = [_image_points(q, uv) for uv in index_ink(card, design, _idx_regions_canonical(card, design))]
-        cards.append((q, own, card, inks, [_share_seen(p, own) for p in inks], item,
+        inks = index_ink(card, design, index_regions(card, design))
+        pts = [_image_points(q, ink.uv) for ink in inks]
+        digits = [_image_points(q, ink.digits) for ink in inks]
+        cards.append((q, own, card, inks, pts, [_seen(p, own) for p in pts],
+                      [(p, _seen(p, own)) for p in digits], item,
                       region_visible(own, q, (0.2, 0.25, 0.8, 0.75)) >= 0.9))
-    # Every legible corner index of the table: a crop showing one is not "none".
-    shown = [(n, p) for n, (_q, _o, _c, inks, seen, _i, _m) in enumerate(cards) for p, s in zip(inks, seen, strict=True)
-             if s >= IDX_HIDDEN]
+    # Every legible corner index of the table: a crop showing one is not "none"; nor is a fragment
+    # of its own index one showing part of another card's big numeral (what is visible of a grid
+    # over it).
+    grid = np.stack(np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9)), axis=-1).reshape(-1, 2)
+    numerals = []
+    for q, own, card, *_ in cards:
+        u0, v0, u1, v1 = centre_region(card, design)
+        p = _image_points(q, np.array([u0, v0]) + grid * [u1 - u0, v1 - v0])
+        numerals.append(p[_seen(p, own)])
 
-    def shows_index(quad: np.ndarray, region, but: int = -1) -> bool:
-        return any(n != but and _share_in(p, quad, region) >= IDX_OUT for n, p in shown)
+    def shows_numeral(quad: np.ndarray, region, but: int) -> bool:
+        return any(n != but and _inside(p, quad, region).sum() >= 0.1 * len(grid) for n, p in enumerate(numerals))
+
+    shown = [((n, i), p) for n, (*_, pts, seen, _d, _i, _m) in enumerate(cards)
+             for i, (p, s) in enumerate(zip(pts, seen, strict=True)) if _share(s) >= IDX_HIDDEN]
+
+    def shows_index(quad: np.ndarray, region, but: tuple[int, int] = (-1, -1)) -> bool:
+        """Whether the crop shows a legible index (other than `but`: card, index)."""
+        return any(n != but and _share(_inside(p, quad, region)) >= IDX_OUT for n, p in shown)
 
     rec = Recognizer(truth["game"], RecognizerConfig(indices="always"))
     pyr = Pyramid(img)
@@ -568,7 +629,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                         Y.append(NONE * 2)
                         K.append(kind)
             continue
-        tq, own, card, inks, seens, own_id, middle_shows = cards[j]
+        tq, own, card, inks, pts, seens, digits, own_id, middle_shows = cards[j]
         lab = label(card)
         for dq in det_quads:
             for turn in (0, 2):
@@ -585,11 +646,17 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     K.append(WHOLE)
                 if len(inks) < 2:
                     continue
-                ink, seen = inks[0 if r == 0 else 1], seens[0 if r == 0 else 1]
-                inside = _share_in(ink, q, INDEX_REGION)
+                c = 0 if r == 0 else 1
+                seen_at, in_at = seens[c], _inside(pts[c], q, INDEX_REGION)
+                inside, seen = _share(in_at), _share(seen_at)
                 if inside >= IDX_IN and seen >= IDX_SEEN:
                     y = lab * 2
-                elif (inside < IDX_OUT or seen < IDX_HIDDEN) and not shows_index(q, INDEX_REGION, j) and \
+                elif shows_index(q, INDEX_REGION, (j, c)):
+                    continue
+                elif inks[c].fragment(_inside(digits[c][0], q, INDEX_REGION) & digits[c][1]) and \
+                        not shows_numeral(q, INDEX_REGION, j):
+                    y = NONE * 2  # a fragment of the index: part of its number, cut or covered
+                elif (inside < IDX_OUT or seen < IDX_HIDDEN) and \
                         _others_share(ids, _region_poly(q, INDEX_REGION), own_id) < 0.25:
                     # Its own card's blank corner or the table; a crop on another card is left out.
                     y = NONE * 2
