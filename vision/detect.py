@@ -303,11 +303,15 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
     peak_of_label[lab[(py + m).astype(np.int64), (px + m).astype(np.int64)]] = np.arange(len(px))
     best = peak_of_label[lab[iy, ix]]
     ok = (best >= 0) & (dist[iy, ix] <= 0.3 * cw)
-    # Instances: the pixels that voted for each peak; a rectangle fitted to each.
+    # Instances: the pixels that voted for each peak (indices in order, grouped by peak at
+    # once); a rectangle fitted to each.
+    voters = np.flatnonzero(ok)
+    voters = voters[np.argsort(best[voters], kind="stable")]
+    bounds = np.searchsorted(best[voters], np.arange(len(px) + 1))
     inst = []
     for j in range(len(px)):
-        sel = ok & (best == j)
-        n = int(sel.sum())
+        sel = voters[bounds[j]:bounds[j + 1]]
+        n = len(sel)
         if n < max(4, 0.03 * cw * ch):
             continue
         pts = np.stack([xs[sel], ys[sel]], 1).astype(np.float32)
