@@ -136,10 +136,13 @@ def preprocess(crops: np.ndarray) -> np.ndarray:
     x = np.asarray(crops, np.float32)
     if x.ndim == 3:
         x = x[None]
-    mean = x.mean(axis=(1, 2), keepdims=True)
-    std = x.std(axis=(1, 2), keepdims=True)
-    x = (x - mean) / (std + 8.0)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    n, h, w, c = x.shape
+    # Channels first, each channel's pixels in a row: the statistics reduce along the last,
+    # contiguous axis (a dozen times faster than over axes 1 and 2 of the crops as given).
+    x = np.ascontiguousarray(x.transpose(0, 3, 1, 2)).reshape(n, c, h * w)
+    mean = x.mean(axis=2, keepdims=True)
+    std = x.std(axis=2, keepdims=True)
+    return ((x - mean) / (std + 8.0)).reshape(n, c, h, w)
 
 
 # ----------------------------------------------------------------------------------------
