@@ -536,6 +536,20 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 # Crops at the recogniser's own outlines (hard examples)
 
 
+# A crop is taught as its card only from an outline this close to the card's (its centre, card
+# widths; its direction, degrees): half the outline search's steps. Further off it is left out,
+# so that the surest reading still marks the best-placed outline (the search keeps that one).
+PLACED_OFF, PLACED_DEG = 0.05, 5.0
+
+
+def _placed(q: np.ndarray, t: np.ndarray) -> bool:
+    """Whether the frame `q` lies within PLACED_OFF, PLACED_DEG of the card's frame `t`."""
+    off = np.linalg.norm(q.mean(axis=0) - t.mean(axis=0)) / max(float(np.linalg.norm(t[1] - t[0])), 1e-9)
+    a, b = q[3] - q[0], t[3] - t[0]
+    deg = abs(math.degrees(math.atan2(a[0] * b[1] - a[1] * b[0], float(a @ b))))
+    return bool(off <= PLACED_OFF and deg <= PLACED_DEG)
+
+
 def _overlap_share(a: np.ndarray, b: np.ndarray) -> float:
     """Share of convex polygon `a`'s area that lies inside convex polygon `b`."""
     area = cv2.contourArea(a.astype(np.float32))
@@ -639,7 +653,8 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 r = int(np.argmin(err))
                 if r % 2:
                     continue  # long side taken across: no class for a quarter turn
-                if turn == 0 and d.visible.get("centre", 0) >= 0.8 and middle_shows and \
+                placed = _placed(q, rotate_quad(tq, r))
+                if turn == 0 and placed and d.visible.get("centre", 0) >= 0.8 and middle_shows and \
                         _overlap_share(tq, _region_poly(q, CARD_REGION)) >= 0.9:
                     X.append(warp_crop(pyr, q, CARD_REGION, CROP))
                     Y.append(lab * 2 + r // 2)
@@ -650,6 +665,8 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 seen_at, in_at = seens[c], _inside(pts[c], q, INDEX_REGION)
                 inside, seen = _share(in_at), _share(seen_at)
                 if inside >= IDX_IN and seen >= IDX_SEEN:
+                    if not placed:
+                        continue
                     y = lab * 2
                 elif shows_index(q, INDEX_REGION, (j, c)):
                     continue
