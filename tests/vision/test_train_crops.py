@@ -99,3 +99,18 @@ def test_every_card_face_of_a_rendered_scene_gets_its_crops(tmp_path):
             inside = cv2.pointPolygonTest(q.astype(np.float32), (float(xs.mean()), float(ys.mean())), False)
             assert inside >= 0
     assert total > 10
+
+
+def test_only_a_well_placed_outline_teaches_its_card():
+    """At the recogniser's outlines a crop is taught as its card only when the outline lies
+    close to the card's: one step of the outline search away (a tenth of a card across, six
+    degrees turned) it is left out, or the surest reading would not mark the best outline."""
+    from vision.pipeline import SHIFT_MOVES, TURN_MOVES, _moved
+    from vision.train.crops import _placed
+
+    card = np.array([[300, 200], [400, 210], [385, 360], [285, 350]], float)
+    assert _placed(card, card)
+    assert _placed(_moved(card, (0.03, 0.02, 0.0)), card)  # the detector's usual error
+    assert _placed(_moved(card, (0.0, 0.0, 3.0)), card)
+    far = [m for m in SHIFT_MOVES + TURN_MOVES if abs(m[0]) >= 0.1 or abs(m[2]) >= 6.0]
+    assert far and not any(_placed(_moved(card, m), card) for m in far)
