@@ -250,23 +250,26 @@ def test_a_hidden_card_read_unsure_is_read_again_where_its_index_shows_best(monk
     """An outline a tenth of a card across and a twentieth along off still shows most of the
     index, and reads as a card, but an unsure one: the outlines round it are tried as well, and
     the card is reported at the one whose index reads surest (the shifts alone here; the turns
-    tried first are the test above and the turned-outline test)."""
+    tried first are the test above and the turned-outline test). A card that reads sure where
+    it was outlined is not searched (`SEARCH_SURE`): it stays where it was read."""
     import vision.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "TURN_MOVES", ())
     image, truth = render(condition_scene("elfer-raus", "overlap", 1, size=FULL))
     rec = Recognizer("elfer-raus")
     hidden = [t for t in truth["cards"] if t.get("occluded")][:8]
-    misses = []
+    misses, moved = [], 0
     for t in hidden:
         got = _read_off(rec, image, t, 0.1, 0.05, {"centre": 0.0, "index0": 0.0, "index2": 1.0})
         if got is None or (got.value, got.color) != (t["value"], t["color"]):
             misses.append(t["value"])
             continue
         q = np.asarray(t["corners"], float)
-        off = np.linalg.norm(np.asarray(got.corners, float).mean(axis=0) - q.mean(axis=0))
-        assert off < 0.1 * np.linalg.norm(q[1] - q[0])  # moved towards the card (it was 0.13 off)
+        off = np.linalg.norm(np.asarray(got.corners, float).mean(axis=0) - q.mean(axis=0)) / np.linalg.norm(q[1] - q[0])
+        assert off < 0.13  # never moved further off (it was 0.125 off)
+        moved += off < 0.1  # moved towards the card
     assert len(misses) <= 1, f"not read: {misses}"
+    assert moved >= 6, moved  # 8 of 8 with the classifier of stop 18, 7 of 8 with stop 19's
 
 
 def test_a_card_whose_outline_came_out_turned_is_read_at_its_own_direction(monkeypatch):
@@ -282,7 +285,7 @@ def test_a_card_whose_outline_came_out_turned_is_read_at_its_own_direction(monke
     cards = [t for t in truth["cards"] if not t.get("occluded")][:8]
     seen = {"centre": 1.0, "index0": 1.0, "index2": 1.0}
 
-    def read(turn: float) -> int:
+    def read(turn: float, turns_tried: bool = True) -> int:
         n = 0
         for k, t in enumerate(cards):
             got = _read_off(rec, image, t, 0.0, 0.0, seen, turn if k % 2 else -turn)
@@ -290,14 +293,16 @@ def test_a_card_whose_outline_came_out_turned_is_read_at_its_own_direction(monke
                 n += 1
                 q, g = np.asarray(t["corners"], float), np.asarray(got.corners, float)
                 a = math.degrees(math.atan2(*(q[3] - q[0])[::-1])) - math.degrees(math.atan2(*(g[3] - g[0])[::-1]))
-                assert abs((a + 90) % 180 - 90) < 10, f"card {t['value']} reported {a:.0f}° off"
+                # Without the turns tried, a card read all the same is reported where it was read.
+                assert abs((a + 90) % 180 - 90) < 10 or not turns_tried, f"card {t['value']} reported {a:.0f}° off"
         return n
 
     assert read(0.0) == len(cards)  # the scene reads at the true outlines
     turned = read(28.0)
     monkeypatch.setattr(pipeline, "TURN_MOVES", ())
-    as_found = read(28.0)
-    assert turned >= len(cards) - 1 and turned > as_found, (turned, as_found)  # 8 and 0 of 8 when written
+    as_found = read(28.0, turns_tried=False)
+    # 8 and 0 of 8 when written; 8 and 1 with stop 19's classifier
+    assert turned >= len(cards) - 1 and turned > as_found, (turned, as_found)
 
 
 def test_a_turned_table_is_read_square_on(monkeypatch):
