@@ -550,6 +550,37 @@ def _placed(q: np.ndarray, t: np.ndarray) -> bool:
     return bool(off <= PLACED_OFF and deg <= PLACED_DEG)
 
 
+NUMERAL_GRID = np.stack(np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9)), axis=-1).reshape(-1, 2)
+
+
+@dataclasses.dataclass
+class _SeenCard:
+    """A named card of a scene as the crops at detections need it. Indices TL, BR, then any
+    more (a design printing four); image points of each index's ink and of its number, with
+    whether each shows; the visible points of a grid over its big numeral."""
+
+    quad: np.ndarray
+    card: dict
+    item: int
+    inks: list[Ink]
+    pts: list[np.ndarray]
+    seen: list[np.ndarray]
+    digits: list[np.ndarray]
+    digits_seen: list[np.ndarray]
+    numeral: np.ndarray
+    middle_shows: bool
+
+    @classmethod
+    def of(cls, q: np.ndarray, own: np.ndarray, card: dict, item: int, design) -> _SeenCard:
+        inks = index_ink(card, design, index_regions(card, design))
+        pts = [_image_points(q, ink.uv) for ink in inks]
+        digits = [_image_points(q, ink.digits) for ink in inks]
+        u0, v0, u1, v1 = centre_region(card, design)
+        numeral = _image_points(q, np.array([u0, v0]) + NUMERAL_GRID * [u1 - u0, v1 - v0])
+        return cls(q, card, item, inks, pts, [_seen(p, own) for p in pts], digits, [_seen(p, own) for p in digits],
+                   numeral[_seen(numeral, own)], region_visible(own, q, (0.2, 0.25, 0.8, 0.75)) >= 0.9)
+
+
 def _overlap_share(a: np.ndarray, b: np.ndarray) -> float:
     """Share of convex polygon `a`'s area that lies inside convex polygon `b`."""
     area = cv2.contourArea(a.astype(np.float32))
@@ -579,8 +610,9 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Crops at jittered true outlines (`scene_crops`) miss how the detector errs: the outline of a
     narrow strip of an overlapped card is placed from the strip, and its corner index is often
     cut or shifted. A crop is labelled by what it shows: an index crop holding most of a true,
-    uncovered corner index reads as that card; one holding little of it, "none"; in between it
-    is left out."""
+    uncovered corner index, cut at an outline close to the card's (`_placed`), reads as that
+    card; one holding little of it, or a fragment of its number, "none"; one showing another
+    card's index, or in between, is left out."""
     path, n_moves = args
     from vision.pipeline import SHIFT_MOVES, TURN_MOVES, Recognizer, RecognizerConfig, _moved
 
@@ -588,32 +620,15 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     truth, design, rng, img, ids = sc.truth, sc.design, sc.rng, sc.image, sc.ids
     if truth.get("game") in ("start11", "numeri"):
         return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int16), np.zeros(0, np.int8)
-    # (outline, own coverage, card, each index's ink, its image points, whether each point is
-    # seen, the same of its number's ink, item id, whether the card's middle shows). Indices
-    # TL, BR, then any more (a design printing four): a crop showing any of them is not "none".
-    cards = []
-    for q, own, card, item in _named_cards(sc):
-        inks = index_ink(card, design, index_regions(card, design))
-        pts = [_image_points(q, ink.uv) for ink in inks]
-        digits = [_image_points(q, ink.digits) for ink in inks]
-        cards.append((q, own, card, inks, pts, [_seen(p, own) for p in pts],
-                      [(p, _seen(p, own)) for p in digits], item,
-                      region_visible(own, q, (0.2, 0.25, 0.8, 0.75)) >= 0.9))
+    cards = [_SeenCard.of(q, own, card, item, design) for q, own, card, item in _named_cards(sc)]
     # Every legible corner index of the table: a crop showing one is not "none"; nor is a fragment
-    # of its own index one showing part of another card's big numeral (what is visible of a grid
-    # over it).
-    grid = np.stack(np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9)), axis=-1).reshape(-1, 2)
-    numerals = []
-    for q, own, card, *_ in cards:
-        u0, v0, u1, v1 = centre_region(card, design)
-        p = _image_points(q, np.array([u0, v0]) + grid * [u1 - u0, v1 - v0])
-        numerals.append(p[_seen(p, own)])
-
+    # of its own index one showing part of another card's big numeral.
     def shows_numeral(quad: np.ndarray, region, but: int) -> bool:
-        return any(n != but and _inside(p, quad, region).sum() >= 0.1 * len(grid) for n, p in enumerate(numerals))
+        return any(n != but and _inside(c.numeral, quad, region).sum() >= 0.1 * len(NUMERAL_GRID)
+                   for n, c in enumerate(cards))
 
-    shown = [((n, i), p) for n, (*_, pts, seen, _d, _i, _m) in enumerate(cards)
-             for i, (p, s) in enumerate(zip(pts, seen, strict=True)) if _share(s) >= IDX_HIDDEN]
+    shown = [((n, i), p) for n, c in enumerate(cards)
+             for i, (p, s) in enumerate(zip(c.pts, c.seen, strict=True)) if _share(s) >= IDX_HIDDEN]
 
     def shows_index(quad: np.ndarray, region, but: tuple[int, int] = (-1, -1)) -> bool:
         """Whether the crop shows a legible index (other than `but`: card, index)."""
@@ -621,7 +636,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     rec = Recognizer(truth["game"], RecognizerConfig(indices="always"))
     pyr = Pyramid(img)
-    centres = np.array([q.mean(axis=0) for q, *_ in cards]) if cards else np.zeros((0, 2))
+    centres = np.array([c.quad.mean(axis=0) for c in cards]) if cards else np.zeros((0, 2))
     X, Y, K = [], [], []
     moves = TURN_MOVES + SHIFT_MOVES
     for d in rec.detect(img):
@@ -630,7 +645,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         det_quads = [d.quad] + [_moved(d.quad, moves[int(i)]) for i in rng.choice(len(moves), n_moves, replace=False)]
         dist = np.linalg.norm(centres - np.asarray(d.centre), axis=1) if len(centres) else np.zeros(0)
         j = int(np.argmin(dist)) if len(dist) else -1
-        if j < 0 or dist[j] > 0.3 * np.linalg.norm(cards[j][0][1] - cards[j][0][0]):
+        if j < 0 or dist[j] > 0.3 * np.linalg.norm(cards[j].quad[1] - cards[j].quad[0]):
             # Not on a card we can name: on the table it is "none"; on a card, a merged or
             # moved outline, left out (it may still show a readable corner).
             cx, cy = int(np.clip(d.centre[0], 0, img.shape[1] - 1)), int(np.clip(d.centre[1], 0, img.shape[0] - 1))
@@ -643,8 +658,8 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                         Y.append(NONE * 2)
                         K.append(kind)
             continue
-        tq, own, card, inks, pts, seens, digits, own_id, middle_shows = cards[j]
-        lab = label(card)
+        cj = cards[j]
+        tq, inks, lab = cj.quad, cj.inks, label(cj.card)
         for dq in det_quads:
             for turn in (0, 2):
                 q = rotate_quad(dq, turn)
@@ -654,7 +669,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 if r % 2:
                     continue  # long side taken across: no class for a quarter turn
                 placed = _placed(q, rotate_quad(tq, r))
-                if turn == 0 and placed and d.visible.get("centre", 0) >= 0.8 and middle_shows and \
+                if turn == 0 and placed and d.visible.get("centre", 0) >= 0.8 and cj.middle_shows and \
                         _overlap_share(tq, _region_poly(q, CARD_REGION)) >= 0.9:
                     X.append(warp_crop(pyr, q, CARD_REGION, CROP))
                     Y.append(lab * 2 + r // 2)
@@ -662,7 +677,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 if len(inks) < 2:
                     continue
                 c = 0 if r == 0 else 1
-                seen_at, in_at = seens[c], _inside(pts[c], q, INDEX_REGION)
+                seen_at, in_at = cj.seen[c], _inside(cj.pts[c], q, INDEX_REGION)
                 inside, seen = _share(in_at), _share(seen_at)
                 if inside >= IDX_IN and seen >= IDX_SEEN:
                     if not placed:
@@ -670,11 +685,11 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     y = lab * 2
                 elif shows_index(q, INDEX_REGION, (j, c)):
                     continue
-                elif inks[c].fragment(_inside(digits[c][0], q, INDEX_REGION) & digits[c][1]) and \
+                elif inks[c].fragment(_inside(cj.digits[c], q, INDEX_REGION) & cj.digits_seen[c]) and \
                         not shows_numeral(q, INDEX_REGION, j):
                     y = NONE * 2  # a fragment of the index: part of its number, cut or covered
                 elif (inside < IDX_OUT or seen < IDX_HIDDEN) and \
-                        _others_share(ids, _region_poly(q, INDEX_REGION), own_id) < 0.25:
+                        _others_share(ids, _region_poly(q, INDEX_REGION), cj.item) < 0.25:
                     # Its own card's blank corner or the table; a crop on another card is left out.
                     y = NONE * 2
                 else:
