@@ -42,6 +42,7 @@ from .classify import (
 from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
+from .rows import Outline, find_rows, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
@@ -74,6 +75,7 @@ TURN_MOVES = tuple((0.0, 0.0, a) for a in OUTLINE_TURNS)
 MIDDLE_IS_CARD = 0.9
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
+ROW_VALUES = {"elfer-raus": 20, "elfer-raus-junior": 11, "elevens": 21}  # rows of consecutive numbers 1..N
 
 
 def deck_of(game: str | None) -> tuple[set[str], bool]:
@@ -102,13 +104,15 @@ class RecognizerConfig:
     neighbour_radius: float = 2.6  # card heights: neighbours voting on a card's orientation
     alternatives: int = 3  # top-k alternatives in the JSON (0: none)
     region_margin: float = 0.7  # card heights added round a changed region before re-reading it
+    row_break: float = 0.2  # rows of consecutive numbers: chance that two neighbours are not (1: rows unused)
     classifier: str = "cards"
     detector: str = "cardnet"
 
     def __post_init__(self) -> None:
         if self.indices not in ("always", "auto"):
             raise ValueError(f"indices: must be 'always' or 'auto', not {self.indices!r}")
-        for name in ("face_threshold", "min_confidence", "min_card_prob", "centre_visible", "index_visible"):
+        for name in ("face_threshold", "min_confidence", "min_card_prob", "centre_visible", "index_visible",
+                     "row_break"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name}: must be between 0 and 1, not {v!r}")
@@ -431,6 +435,7 @@ class Recognizer:
         self._search_outlines(ctx, cards)
         self._orient(cards)
         self._colours(ctx, cards)
+        self._rows(cards)
         if self.game in UNIQUE_DECKS:
             self._once_each(ctx, cards, taken)
         out = [r for r in (self._reading(ctx, c) for c in cards) if r is not None]
@@ -572,6 +577,38 @@ class Recognizer:
         if barred:
             q[barred] = 0.0
         return c.card_prob * float(q.max())
+
+    def _rows(self, cards: list[_Card]) -> None:
+        """Each card of a row of consecutive numbers takes what its row says of its value
+        (`vision.rows`): a strip whose index is cut reads as the number its place calls for,
+        unless its own picture says surely otherwise."""
+        nv = ROW_VALUES.get(self.game or "")
+        if nv is None or self.config.row_break >= 1.0:
+            return
+        numbers = [CARD_CLASSES.index(str(v)) for v in range(1, nv + 1)]
+        joker = CARD_CLASSES.index("joker") if self.allowed[CARD_CLASSES.index("joker")] else None
+        live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
+                and self._in_row(c)]
+        outlines = [Outline(c.det.centre, c.det.angle, c.det.size[0], c.det.size[1]) for c in live]
+        for row in find_rows(outlines):
+            members = [live[i] for i in row.members]
+            emissions = []
+            for c in members:
+                q = c.joint.sum(axis=1)
+                e = q[numbers] + (q[joker] / nv if joker is not None else 0.0)
+                emissions.append(e / max(float(e.sum()), 1e-12))
+            evidence = row_evidence(np.array(emissions), row.steps, self.config.row_break, row.slack)
+            for c, m in zip(members, evidence, strict=True):
+                # Classes outside the run (a joker, say) take the weight of a row saying nothing.
+                w = np.full(len(CARD_CLASSES), 1.0 / nv)
+                w[numbers] = m
+                j = c.joint * w[:, None]
+                c.joint = j / j.sum()
+
+    def _in_row(self, c: _Card) -> bool:
+        """A card that reads as a number card (or a joker, which takes a number's place)."""
+        label = CARD_CLASSES[int((c.joint.sum(axis=1) * self.card_classes).argmax())]
+        return label.isdigit() or label == "joker"
 
     def _orient(self, cards: list[_Card]) -> None:
         """A card's neighbours lying the same way vote on which way up it is (rows lie one way)."""

@@ -1,0 +1,116 @@
+"""Rows of consecutive numbers: finding them among outlines, and what a row says of a card."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.rows import Outline, find_rows, row_evidence
+
+W, H = 60.0, 90.0
+
+
+def _row(xs, y=200.0, angle=90.0):
+    """Outlines along a row: long sides upright (90°) means the row runs along x."""
+    return [Outline((x, y), angle, W, H) for x in xs]
+
+
+def test_a_row_is_found_in_order_with_the_places_between_its_cards():
+    # An overlapping row at a pitch of 0.3 card widths, one card missing (two places).
+    xs = [100, 118, 136, 172, 190]
+    outlines = _row(xs[::-1])  # given in any order
+    rows = find_rows(outlines)
+    assert len(rows) == 1
+    assert [outlines[i].centre[0] for i in rows[0].members] == xs
+    assert rows[0].steps == pytest.approx((1, 1, 2, 1))
+
+
+def test_two_parallel_rows_a_crosswise_card_and_a_lone_card_are_kept_apart():
+    outlines = _row([100, 120, 140]) + _row([100, 120, 140], y=200 + 1.1 * H)
+    outlines.append(Outline((160.0, 200 + 0.55 * H), 0.0, W, H))  # a link card lying across
+    outlines.append(Outline((600.0, 600.0), 90.0, W, H))  # far away
+    rows = find_rows(outlines)
+    assert sorted(sorted(r.members) for r in rows) == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_a_turned_row_is_a_row():
+    u = np.array([math.sin(math.radians(120.0)), -math.cos(math.radians(120.0))])
+    pts = [np.array([300.0, 300.0]) + k * 0.4 * W * u for k in range(4)]
+    rows = find_rows([Outline(tuple(p), 120.0 + (k - 1.5), W, H) for k, p in enumerate(pts)])
+    assert len(rows) == 1 and rows[0].steps == pytest.approx((1, 1, 1), abs=0.05)
+
+
+def _onehot(nv, v, p=0.98):
+    e = np.full(nv, (1 - p) / (nv - 1))
+    e[v - 1] = p
+    return e
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_card_between_a_15_and_a_17_is_likely_the_16_either_way_the_row_runs(order):
+    nv = 20
+    vals = [15, None, 17][::order]
+    e = np.array([_onehot(nv, v) if v else np.full(nv, 1 / nv) for v in vals])
+    m = row_evidence(e, (1, 1), brk=0.2)
+    assert int(np.argmax(m[1])) + 1 == 16
+    assert m[1, 15] > 0.5
+    assert np.allclose(m.sum(axis=1), 1.0)
+
+
+def test_the_places_between_cards_count():
+    nv = 20
+    e = np.array([_onehot(nv, 12), np.full(nv, 1 / nv), _onehot(nv, 16)])
+    m = row_evidence(e, (1, 3), brk=0.2)  # 12, ?, (two cards hidden), 16
+    assert int(np.argmax(m[1])) + 1 == 13
+
+
+def test_a_surely_read_misplaced_card_keeps_its_reading():
+    """The row's evidence is soft: a card whose picture says 9 between a 15 and a 17 is still a 9
+    (the referee must see the wrong card), while one torn between 6 and 16 becomes the 16."""
+    nv = 20
+    e = np.array([_onehot(nv, 15), _onehot(nv, 9), _onehot(nv, 17)])
+    m = row_evidence(e, (1, 1), brk=0.2)
+    assert int(np.argmax(m[1] * e[1])) + 1 == 9
+    torn = np.full(nv, 0.01)
+    torn[5], torn[15] = 0.6, 0.3  # reads 6 more than 16
+    m = row_evidence(np.array([_onehot(nv, 15), torn, _onehot(nv, 17)]), (1, 1), brk=0.2)
+    assert int(np.argmax(m[1] * torn)) + 1 == 16
+
+
+def test_a_step_of_no_places_ties_nothing():
+    nv = 11
+    e = np.array([_onehot(nv, 4), np.full(nv, 1 / nv)])
+    m = row_evidence(e, (0,), brk=0.2)
+    assert np.allclose(m[1], 1 / nv)
+
+
+def test_rows_in_the_recogniser_read_a_torn_card_as_its_place_calls_for():
+    """In the recogniser: a strip read 6 (0.6) or 16 (0.4) between a sure 15 and a sure 17 of
+    one colour reads 16; without rows (`row_break` 1) it stays a 6. The 11 nimmt! deck has no
+    rows: there it stays a 6 too."""
+    from vision.classify import CARD_CLASSES
+    from vision.detect import Detection
+    from vision.pipeline import Recognizer, RecognizerConfig, _Card
+
+    def card(x, probs):
+        q = np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
+        det = Detection(quad=q, centre=(x, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
+                        visible={"centre": 0.0, "index0": 1.0, "index2": 0.0})
+        c = _Card(det)
+        joint = np.full((len(CARD_CLASSES), 2), 1e-6)
+        for label, p in probs.items():
+            joint[CARD_CLASSES.index(label), 0] = p
+        c.joint, c.card_prob, c.colour, c.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
+        return c
+
+    def middle(game, brk):
+        rec = Recognizer(game, RecognizerConfig(row_break=brk))
+        cards = [card(100, {"15": 0.98}), card(120, {"6": 0.6, "16": 0.4}), card(140, {"17": 0.98})]
+        rec._rows(cards)
+        return CARD_CLASSES[int(cards[1].joint.sum(axis=1).argmax())]
+
+    assert middle("elfer-raus", 0.2) == "16"
+    assert middle("elfer-raus", 1.0) == "6"
+    assert middle("11-nimmt", 0.2) == "6"

@@ -1,0 +1,181 @@
+"""Rows of number cards read as rows: what a card's neighbours say it is.
+
+In Elfer raus!, its junior game and 11 Elevens every row is one colour's run of consecutive
+numbers (RULES.md), laid at one pitch, so a card two places to the right of a 14 is a 16 or a
+12. A human reads a half-hidden strip that way: its corner index cut to a "6" beside a 15 and
+a 17 is the 16. This module finds such rows among the card outlines and, for each card, the
+evidence its row gives about its value: an exact forward-backward pass over the row's chain
+of values, in both directions, where each step between neighbours is "k places further" with
+probability 1 - `brk` and anything at all (a misplaced card, another layout) with `brk`.
+
+The evidence is soft: a surely read card is not overruled (a wrongly placed card still reads
+as what it is, for the referee to refuse), only a card the picture leaves in doubt takes the
+value its row makes likely. Pure logic: outlines in, per-card evidence out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+ROW_ANGLE = 10.0  # degrees: cards of one row lie this much alike
+ROW_OFFSET = 0.25  # card heights: largest sideways distance of a card from its row's line
+ROW_REACH = 2.6  # card widths: largest gap between neighbours in a row (a hidden card between)
+PITCH_SPREAD = 1.5  # spacings up to this times the smallest are one place (the pitch)
+MIN_SPACING = 0.12  # card widths: closer outlines are no two places of a row (a split card)
+PLACE_SLACK = 0.06  # card widths: how far off an outline's centre may be along its row
+
+
+@dataclass(frozen=True)
+class Outline:
+    """Where a card lies: centre (pixels), direction of its long side (degrees), size (pixels)."""
+
+    centre: tuple[float, float]
+    angle: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Row:
+    """Cards of one row in order along it; the places (pitches, not rounded) between neighbours
+    and how far off each of those may be. A step of 0 ties nothing (two outlines too close to be
+    two places)."""
+
+    members: tuple[int, ...]
+    steps: tuple[float, ...]
+    slack: float = 0.1
+
+
+def find_rows(outlines: list[Outline]) -> list[Row]:
+    """Rows of two or more cards: cards lying alike, side by side along their short sides."""
+    n = len(outlines)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if _neighbours(outlines[i], outlines[j]):
+                parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return [_ordered(outlines, g) for g in groups.values() if len(g) >= 2]
+
+
+def _axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """Across the card (along its row) and along its long side."""
+    a = math.radians(angle_deg)
+    return np.array([math.sin(a), -math.cos(a)]), np.array([math.cos(a), math.sin(a)])
+
+
+def _turn(a: float, b: float) -> float:
+    """Smallest angle between two long-side directions (degrees, modulo a half turn)."""
+    return abs((a - b + 90.0) % 180.0 - 90.0)
+
+
+def _neighbours(a: Outline, b: Outline) -> bool:
+    if _turn(a.angle, b.angle) > ROW_ANGLE:
+        return False
+    u, v = _axes(a.angle)
+    d = np.subtract(b.centre, a.centre)
+    size_w, size_h = 0.5 * (a.width + b.width), 0.5 * (a.height + b.height)
+    return abs(float(d @ v)) < ROW_OFFSET * size_h and abs(float(d @ u)) < ROW_REACH * size_w
+
+
+def _ordered(outlines: list[Outline], group: list[int]) -> Row:
+    """A group's cards in order along its mean direction, and the places between neighbours."""
+    z = np.exp(2j * np.radians([outlines[i].angle for i in group])).mean()
+    u, _v = _axes(math.degrees(float(np.angle(z))) / 2.0)
+    t = np.array([np.dot(outlines[i].centre, u) for i in group])
+    order = np.argsort(t)
+    members = tuple(group[k] for k in order)
+    gaps = np.diff(t[order])
+    width = float(np.median([outlines[i].width for i in group]))
+    real = gaps[gaps > MIN_SPACING * width]
+    if len(real) == 0:
+        return Row(members, tuple(0.0 for _ in gaps))
+    pitch = float(np.median(real[real <= PITCH_SPREAD * real.min()]))
+    steps = tuple(max(1.0, float(g / pitch)) if g > MIN_SPACING * width else 0.0 for g in gaps)
+    # Centres of partly hidden cards are a few hundredths of a card off: in a tight row that is
+    # a good part of a place, and a gap of 1.5 places may be one or two.
+    return Row(members, steps, max(0.1, PLACE_SLACK * width / pitch))
+
+
+def row_evidence(emissions: np.ndarray, steps: tuple[float, ...], brk: float, slack: float = 0.1) -> np.ndarray:
+    """For each card of a row, the likelihood of each value (columns 1..V) given the other cards'
+    readings: `emissions[i, v-1]` is how well card i's own picture fits value v. The row runs up
+    or down (both weighed by how well they explain the readings); between neighbours about `r`
+    places apart (give or take `slack`) the value moves by a whole k near r with probability
+    1 - `brk`, else to any value. Rows normalised to sum to 1."""
+    e = np.asarray(emissions, np.float64)
+    n, nv = e.shape
+    if n < 2:
+        return np.ones_like(e) / nv
+    total = np.zeros_like(e)
+    logz = []
+    parts = []
+    for sign in (1, -1):
+        mats = [_transition(nv, sign, r, brk, slack) for r in steps]
+        fwd, logf = _forward(e, mats)
+        bwd = _backward(e, mats)
+        msg = np.empty_like(e)  # what the rest of the row says, without the card's own picture
+        for i in range(n):
+            incoming = fwd[i - 1] @ mats[i - 1] if i else np.full(nv, 1.0 / nv)
+            m = incoming * bwd[i]
+            msg[i] = m / max(m.sum(), 1e-300)
+        parts.append(msg)
+        logz.append(logf)
+    w = np.exp(np.array(logz) - max(logz))
+    w /= w.sum()
+    for wk, msg in zip(w, parts, strict=True):
+        total += wk * msg
+    return total / total.sum(axis=1, keepdims=True)
+
+
+def _transition(nv: int, sign: int, r: float, brk: float, slack: float) -> np.ndarray:
+    """P(next value | value) for a move of about `r` places up (sign 1) or down (-1); a step of
+    0 ties nothing."""
+    if r <= 0:
+        return np.full((nv, nv), 1.0 / nv)
+    ks = np.arange(max(1, math.floor(r) - 1), math.ceil(r) + 2)
+    w = np.exp(-0.5 * ((ks - r) / slack) ** 2)
+    w /= w.sum()
+    t = np.full((nv, nv), brk / nv)
+    for k, wk in zip(ks, w, strict=True):
+        for v in range(nv):
+            if 0 <= v + sign * k < nv:
+                t[v, v + sign * k] += (1.0 - brk) * wk
+    return t
+
+
+def _forward(e: np.ndarray, mats: list[np.ndarray]) -> tuple[np.ndarray, float]:
+    """Scaled forward messages (each row sums to 1) and the log-likelihood of the readings."""
+    n, nv = e.shape
+    fwd = np.empty_like(e)
+    a = e[0] / nv
+    logz = 0.0
+    for i in range(n):
+        if i:
+            a = (fwd[i - 1] @ mats[i - 1]) * e[i]
+        s = max(float(a.sum()), 1e-300)
+        logz += math.log(s)
+        fwd[i] = a / s
+    return fwd, logz
+
+
+def _backward(e: np.ndarray, mats: list[np.ndarray]) -> np.ndarray:
+    """Scaled backward messages: how well each value explains the cards after it."""
+    n, nv = e.shape
+    bwd = np.ones_like(e)
+    for i in range(n - 2, -1, -1):
+        b = mats[i] @ (e[i + 1] * bwd[i + 1])
+        bwd[i] = b / max(float(b.sum()), 1e-300)
+    return bwd
