@@ -42,7 +42,7 @@ from .classify import (
 from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
-from .rows import Outline, find_rows, row_evidence
+from .rows import Outline, empty_places, find_rows, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
@@ -232,6 +232,22 @@ def _turned_grid(grid: np.ndarray, deg: float) -> np.ndarray:
     r = _rotation(deg)
     m = np.hstack([r, (c - r @ c)[:, None]]).astype(np.float32)
     return cv2.warpAffine(grid, m, (gu, gv), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0.0)
+
+
+def _outlines(cards: list[_Card]) -> list[Outline]:
+    return [Outline(c.det.centre, c.det.angle, c.det.size[0], c.det.size[1]) for c in cards]
+
+
+def _row_colour(members: list[_Card]) -> tuple[str | None, float]:
+    """A row's colour: its cards' colours weighed by how surely each was named."""
+    votes: dict[str, float] = {}
+    for c in members:
+        if c.colour is not None:
+            votes[c.colour] = votes.get(c.colour, 0.0) + c.colour_conf
+    if not votes:
+        return None, 0.05
+    name = max(votes, key=lambda k: votes[k])
+    return name, votes[name] / max(1e-9, sum(votes.values()))
 
 
 def _slots(owners: list[int]) -> list[tuple[int, int]]:
@@ -435,7 +451,7 @@ class Recognizer:
         self._search_outlines(ctx, cards)
         self._orient(cards)
         self._colours(ctx, cards)
-        self._rows(cards)
+        self._rows(ctx, cards)
         if self.game in UNIQUE_DECKS:
             self._once_each(ctx, cards, taken)
         out = [r for r in (self._reading(ctx, c) for c in cards) if r is not None]
@@ -578,19 +594,31 @@ class Recognizer:
             q[barred] = 0.0
         return c.card_prob * float(q.max())
 
-    def _rows(self, cards: list[_Card]) -> None:
+    def _rows(self, ctx: ReadContext | None, cards: list[_Card]) -> None:
         """Each card of a row of consecutive numbers takes what its row says of its value
         (`vision.rows`): a strip whose index is cut reads as the number its place calls for,
-        unless its own picture says surely otherwise."""
+        unless its own picture says surely otherwise. A place inside a row where the detector
+        found no card is read too (its corner indices), and a card read there whose number lies
+        between its neighbours' joins the row (in the row's colour)."""
         nv = ROW_VALUES.get(self.game or "")
         if nv is None or self.config.row_break >= 1.0:
             return
-        numbers = [CARD_CLASSES.index(str(v)) for v in range(1, nv + 1)]
-        joker = CARD_CLASSES.index("joker") if self.allowed[CARD_CLASSES.index("joker")] else None
         live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
                 and self._in_row(c)]
-        outlines = [Outline(c.det.centre, c.det.angle, c.det.size[0], c.det.size[1]) for c in live]
-        for row in find_rows(outlines):
+        if ctx is not None:
+            found = self._read_empty_places(ctx, live, self._row_posteriors(live, nv))
+            cards += found
+            live += found
+        posteriors = self._row_posteriors(live, nv)
+        for c in live:
+            c.joint = posteriors.get(id(c), c.joint)
+
+    def _row_posteriors(self, live: list[_Card], nv: int) -> dict[int, np.ndarray]:
+        """The joint reading of every card of a row (by id) once its row's evidence is taken in."""
+        numbers = [CARD_CLASSES.index(str(v)) for v in range(1, nv + 1)]
+        joker = CARD_CLASSES.index("joker") if self.allowed[CARD_CLASSES.index("joker")] else None
+        out = {}
+        for row in find_rows(_outlines(live)):
             members = [live[i] for i in row.members]
             emissions = []
             for c in members:
@@ -603,7 +631,48 @@ class Recognizer:
                 w = np.full(len(CARD_CLASSES), 1.0 / nv)
                 w[numbers] = m
                 j = c.joint * w[:, None]
-                c.joint = j / j.sum()
+                out[id(c)] = j / j.sum()
+        return out
+
+    def _read_empty_places(self, ctx: ReadContext, live: list[_Card],
+                           posteriors: dict[int, np.ndarray]) -> list[_Card]:
+        """Cards read at the places inside rows where no outline was found: the outline of the
+        card before the gap moved there, read at both corner indices (which one shows depends
+        on which way the row overlaps). One is kept when it reads surely as a card whose number
+        lies between those of its neighbours and is no other card's of the row."""
+        def value(c: _Card) -> int | None:
+            label = CARD_CLASSES[int((posteriors.get(id(c), c.joint).sum(axis=1) * self.card_classes).argmax())]
+            return int(label) if label.isdigit() else None
+
+        todo: list[tuple[_Card, _Card, _Card, list[_Card]]] = []
+        for row in find_rows(_outlines(live)):
+            members = [live[i] for i in row.members]
+            for k, f in empty_places(row):
+                a, b = members[k], members[k + 1]
+                shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))
+                quad = a.det.quad + shift
+                centre = quad.mean(axis=0)
+                det = replace(a.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0, grid=None,
+                              visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
+                todo.append((_Card(det, crops=[("index", 0), ("index", 2)]), a, b, members))
+        if not todo:
+            return []
+        crops = [warp_crop(ctx.pyramid, rotate_quad(c.det.quad, t), INDEX_REGION, CROP)
+                 for c, *_rest in todo for _k, t in c.crops]
+        probs = iter(self._classify(crops, ["index"] * len(crops)))
+        found = []
+        for c, a, b, members in todo:
+            self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
+            if c.card_prob < OUTLINE_FOUND or self._sureness(c) < SEARCH_SURE:
+                continue
+            v, va, vb = value(c), value(a), value(b)
+            if v is None or va is None or vb is None or not min(va, vb) < v < max(va, vb):
+                continue
+            if any(value(m) == v for m in members):
+                continue
+            c.colour, c.colour_conf = _row_colour(members)
+            found.append(c)
+        return found
 
     def _in_row(self, c: _Card) -> bool:
         """A card that reads as a number card (or a joker, which takes a number's place)."""

@@ -109,6 +109,17 @@ def _ordered(outlines: list[Outline], group: list[int]) -> Row:
     return Row(members, steps, max(0.1, PLACE_SLACK * width / pitch))
 
 
+def empty_places(row: Row) -> list[tuple[int, float]]:
+    """Places inside a row where no outline was found: (index in the row of the card before the
+    gap, fraction of the way to the next card) for every whole place a gap holds beyond one."""
+    out = []
+    for k, r in enumerate(row.steps):
+        n = int(round(r))
+        if r > 0 and n >= 2:
+            out += [(k, j / r) for j in range(1, n)]
+    return out
+
+
 def row_evidence(emissions: np.ndarray, steps: tuple[float, ...], brk: float, slack: float = 0.1) -> np.ndarray:
     """For each card of a row, the likelihood of each value (columns 1..V) given the other cards'
     readings: `emissions[i, v-1]` is how well card i's own picture fits value v. The row runs up

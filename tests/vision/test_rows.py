@@ -108,7 +108,7 @@ def test_rows_in_the_recogniser_read_a_torn_card_as_its_place_calls_for():
     def middle(game, brk):
         rec = Recognizer(game, RecognizerConfig(row_break=brk))
         cards = [card(100, {"15": 0.98}), card(120, {"6": 0.6, "16": 0.4}), card(140, {"17": 0.98})]
-        rec._rows(cards)
+        rec._rows(None, cards)
         return CARD_CLASSES[int(cards[1].joint.sum(axis=1).argmax())]
 
     assert middle("elfer-raus", 0.2) == "16"
