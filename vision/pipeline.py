@@ -42,7 +42,7 @@ from .classify import (
 from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
-from .rows import Outline, empty_places, find_rows, row_evidence
+from .rows import Outline, Row, empty_places, find_rows, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
@@ -248,6 +248,24 @@ def _row_colour(members: list[_Card]) -> tuple[str | None, float]:
         return None, 0.05
     name = max(votes, key=lambda k: votes[k])
     return name, votes[name] / max(1e-9, sum(votes.values()))
+
+
+ROW_SAME = 0.6  # share of a row's colour votes its colour must have for it to be a game's row
+ROW_COLOUR_SHARE = 0.8  # share of a row's other cards' colour votes that names the row's colour
+ROW_COLOUR_VOTES = 1.5  # least weight of those votes (a row of two says little)
+COLOUR_SURE = 0.95  # a card's own colour named this surely stands against its row's
+
+
+def _row_colours(members: list[_Card]) -> None:
+    """A row is one colour: a card named another colour than its row's, not surely, is named
+    the row's (a narrow strip of a card shows little stock and less ink)."""
+    for c in members:
+        if c.colour is None or c.colour_conf >= COLOUR_SURE:
+            continue
+        name, share = _row_colour([m for m in members if m is not c])
+        votes = sum(m.colour_conf for m in members if m is not c and m.colour is not None)
+        if name is not None and name != c.colour and share >= ROW_COLOUR_SHARE and votes >= ROW_COLOUR_VOTES:
+            c.colour, c.colour_conf = name, max(c.colour_conf, share * min(1.0, votes / 3.0))
 
 
 def _slots(owners: list[int]) -> list[tuple[int, int]]:
@@ -612,14 +630,26 @@ class Recognizer:
         posteriors = self._row_posteriors(live, nv)
         for c in live:
             c.joint = posteriors.get(id(c), c.joint)
+        if self.coloured:
+            for _row, members in self._game_rows(live):
+                _row_colours(members)
+
+    def _game_rows(self, live: list[_Card]) -> list[tuple[Row, list[_Card]]]:
+        """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:
+        a hand laid out in a fan to be counted lies like a row but holds any colours."""
+        out = []
+        for row in find_rows(_outlines(live)):
+            members = [live[i] for i in row.members]
+            if not self.coloured or _row_colour(members)[1] >= ROW_SAME:
+                out.append((row, members))
+        return out
 
     def _row_posteriors(self, live: list[_Card], nv: int) -> dict[int, np.ndarray]:
         """The joint reading of every card of a row (by id) once its row's evidence is taken in."""
         numbers = [CARD_CLASSES.index(str(v)) for v in range(1, nv + 1)]
         joker = CARD_CLASSES.index("joker") if self.allowed[CARD_CLASSES.index("joker")] else None
         out = {}
-        for row in find_rows(_outlines(live)):
-            members = [live[i] for i in row.members]
+        for row, members in self._game_rows(live):
             emissions = []
             for c in members:
                 q = c.joint.sum(axis=1)
@@ -645,8 +675,7 @@ class Recognizer:
             return int(label) if label.isdigit() else None
 
         todo: list[tuple[_Card, _Card, _Card, list[_Card]]] = []
-        for row in find_rows(_outlines(live)):
-            members = [live[i] for i in row.members]
+        for row, members in self._game_rows(live):
             for k, f in empty_places(row):
                 a, b = members[k], members[k + 1]
                 shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))

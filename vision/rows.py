@@ -52,6 +52,8 @@ class Row:
 def find_rows(outlines: list[Outline]) -> list[Row]:
     """Rows of two or more cards: cards lying alike, side by side along their short sides."""
     n = len(outlines)
+    if n < 2:
+        return []
     parent = list(range(n))
 
     def root(i: int) -> int:
@@ -60,10 +62,8 @@ def find_rows(outlines: list[Outline]) -> list[Row]:
             i = parent[i]
         return i
 
-    for i in range(n):
-        for j in range(i + 1, n):
-            if _neighbours(outlines[i], outlines[j]):
-                parent[root(i)] = root(j)
+    for i, j in zip(*np.nonzero(_neighbours(outlines)), strict=True):
+        parent[root(int(i))] = root(int(j))
     groups: dict[int, list[int]] = {}
     for i in range(n):
         groups.setdefault(root(i), []).append(i)
@@ -76,18 +76,22 @@ def _axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
     return np.array([math.sin(a), -math.cos(a)]), np.array([math.cos(a), math.sin(a)])
 
 
-def _turn(a: float, b: float) -> float:
-    """Smallest angle between two long-side directions (degrees, modulo a half turn)."""
-    return abs((a - b + 90.0) % 180.0 - 90.0)
-
-
-def _neighbours(a: Outline, b: Outline) -> bool:
-    if _turn(a.angle, b.angle) > ROW_ANGLE:
-        return False
-    u, v = _axes(a.angle)
-    d = np.subtract(b.centre, a.centre)
-    size_w, size_h = 0.5 * (a.width + b.width), 0.5 * (a.height + b.height)
-    return abs(float(d @ v)) < ROW_OFFSET * size_h and abs(float(d @ u)) < ROW_REACH * size_w
+def _neighbours(outlines: list[Outline]) -> np.ndarray:
+    """n×n, upper triangle: which pairs lie alike and side by side, near enough to be one row."""
+    c = np.array([o.centre for o in outlines], np.float64)
+    ang = np.array([o.angle for o in outlines], np.float64)
+    w = np.array([o.width for o in outlines], np.float64)
+    h = np.array([o.height for o in outlines], np.float64)
+    a = np.radians(ang)
+    u = np.stack([np.sin(a), -np.cos(a)], 1)
+    v = np.stack([np.cos(a), np.sin(a)], 1)
+    d = c[None, :, :] - c[:, None, :]  # d[i, j]: centre j less centre i
+    along = np.abs(np.einsum("ijk,ik->ij", d, u))
+    side = np.abs(np.einsum("ijk,ik->ij", d, v))
+    turn = np.abs((ang[:, None] - ang[None, :] + 90.0) % 180.0 - 90.0)
+    size_w, size_h = 0.5 * (w[:, None] + w[None, :]), 0.5 * (h[:, None] + h[None, :])
+    ok = (turn <= ROW_ANGLE) & (side < ROW_OFFSET * size_h) & (along < ROW_REACH * size_w)
+    return np.triu(ok, 1)
 
 
 def _ordered(outlines: list[Outline], group: list[int]) -> Row:
