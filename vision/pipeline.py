@@ -407,7 +407,7 @@ class Recognizer:
         if regs is not None and self._last is not None:
             kept = [c for c in self._last.cards if not _centred_in(c, regs)]
         taken = [(c.kind, c.value, c.color) for c in kept]
-        cards = self.read_cards(ctx, dets, taken) if self.game not in _NO_CARDS else []
+        cards = self.read_cards(ctx, dets, taken, kept) if self.game not in _NO_CARDS else []
         tokens: list[TokenReading] = []
         dice: list[DieReading] = []
         for fn in readers_for(self.game or ""):
@@ -430,10 +430,11 @@ class Recognizer:
         self._last = obs
         return obs
 
-    def read_cards(self, ctx: ReadContext, dets: list[Detection],
-                   taken: Iterable[tuple] = ()) -> list[CardReading]:
+    def read_cards(self, ctx: ReadContext, dets: list[Detection], taken: Iterable[tuple] = (),
+                   kept: Iterable[CardReading] = ()) -> list[CardReading]:
         """Readings of the detected cards; `taken`: (kind, value, colour) of cards read before
-        and kept (outside the regions re-read), which no other card of a one-copy deck can be."""
+        and kept (outside the regions re-read), which no other card of a one-copy deck can be;
+        `kept`: those readings, neighbours in rows of the cards read now."""
         cfg = self.config
         t = time.perf_counter()
         cards = [_Card(d) for d in dets if d.inside]
@@ -469,7 +470,7 @@ class Recognizer:
         self._search_outlines(ctx, cards)
         self._orient(cards)
         self._colours(ctx, cards)
-        self._rows(ctx, cards)
+        self._rows(ctx, cards, kept)
         if self.game in UNIQUE_DECKS:
             self._once_each(ctx, cards, taken)
         out = [r for r in (self._reading(ctx, c) for c in cards) if r is not None]
@@ -612,19 +613,24 @@ class Recognizer:
             q[barred] = 0.0
         return c.card_prob * float(q.max())
 
-    def _rows(self, ctx: ReadContext | None, cards: list[_Card]) -> None:
+    def _rows(self, ctx: ReadContext | None, cards: list[_Card], kept: Iterable[CardReading] = ()) -> None:
         """Each card of a row of consecutive numbers takes what its row says of its value
         (`vision.rows`): a strip whose index is cut reads as the number its place calls for,
         unless its own picture says surely otherwise. A place inside a row where the detector
         found no card is read too (its corner indices), and a card read there whose number lies
-        between its neighbours' joins the row (in the row's colour)."""
+        between its neighbours' joins the row (in the row's colour). `kept`: readings from an
+        earlier picture (outside the regions read again), row neighbours as they were read."""
         nv = ROW_VALUES.get(self.game or "")
         if nv is None or self.config.row_break >= 1.0:
             return
         live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
                 and self._in_row(c)]
+        live += [a for a in (self._as_card(r) for r in kept) if a is not None]
         if ctx is not None:
             found = self._read_empty_places(ctx, live, self._row_posteriors(live, nv))
+            if ctx.regions:  # only cards in the regions read again are new
+                found = [c for c in found if any(x0 <= c.det.centre[0] < x1 and y0 <= c.det.centre[1] < y1
+                                                 for x0, y0, x1, y1 in ctx.regions)]
             cards += found
             live += found
         posteriors = self._row_posteriors(live, nv)
@@ -633,6 +639,23 @@ class Recognizer:
         if self.coloured:
             for _row, members in self._game_rows(live):
                 _row_colours(members)
+
+    def _as_card(self, r: CardReading) -> _Card | None:
+        """A reading kept from an earlier picture as a card of this one (as sure as it was read)."""
+        label = str(r.value) if r.kind == "number" else r.kind
+        if label not in CARD_CLASSES:
+            return None
+        q = np.asarray(r.corners, np.float64)
+        v = q[3] - q[0]
+        det = Detection(quad=q, centre=(float(q[:, 0].mean()), float(q[:, 1].mean())),
+                        angle=math.degrees(math.atan2(v[1], v[0])) % 180.0,
+                        size=(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(v))), face=1.0, pixels=0,
+                        visible={"centre": 0.0 if r.occluded else 1.0})
+        joint = np.zeros((len(CARD_CLASSES), 2))
+        joint[self.allowed & self.card_classes, 0] = (1.0 - r.confidence) / max(1, int(self.allowed.sum()) - 1)
+        joint[CARD_CLASSES.index(label), 0] = r.confidence
+        c = _Card(det, joint=joint / joint.sum(), card_prob=1.0, colour=r.color, colour_conf=1.0)
+        return c if self._in_row(c) else None
 
     def _game_rows(self, live: list[_Card]) -> list[tuple[Row, list[_Card]]]:
         """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:

@@ -114,3 +114,31 @@ def test_rows_in_the_recogniser_read_a_torn_card_as_its_place_calls_for():
     assert middle("elfer-raus", 0.2) == "16"
     assert middle("elfer-raus", 1.0) == "6"
     assert middle("11-nimmt", 0.2) == "6"
+
+
+def test_cards_kept_from_an_earlier_picture_are_row_neighbours():
+    """A region read again (the service reads only where the table changed): the torn card's
+    row neighbours are readings kept from the picture before, and still say it is the 16."""
+    from vision.classify import CARD_CLASSES
+    from vision.detect import Detection
+    from vision.pipeline import Recognizer, _Card
+    from vision.types import CardReading
+
+    def quad(x):
+        return np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
+
+    det = Detection(quad=quad(120), centre=(120, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
+                    visible={"centre": 0.0, "index0": 1.0, "index2": 0.0})
+    torn = _Card(det)
+    joint = np.full((len(CARD_CLASSES), 2), 1e-6)
+    joint[CARD_CLASSES.index("6"), 0], joint[CARD_CLASSES.index("16"), 0] = 0.6, 0.4
+    torn.joint, torn.card_prob, torn.colour, torn.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
+    kept = [CardReading("number", v, "red", tuple(map(tuple, quad(x))), 0.97, occluded=True)
+            for v, x in ((15, 100), (17, 140))]
+    rec = Recognizer("elfer-raus")
+    cards = [torn]
+    rec._rows(None, cards, kept)
+    assert len(cards) == 1 and CARD_CLASSES[int(torn.joint.sum(axis=1).argmax())] == "16"
+    alone = _Card(det, joint=joint / joint.sum(), card_prob=0.99, colour="red", colour_conf=1.0)
+    rec._rows(None, [alone])
+    assert CARD_CLASSES[int(alone.joint.sum(axis=1).argmax())] == "6"
