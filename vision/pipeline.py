@@ -626,18 +626,20 @@ class Recognizer:
         live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
                 and self._in_row(c)]
         live += [a for a in (self._as_card(r) for r in kept) if a is not None]
-        if ctx is not None:
-            found = self._read_empty_places(ctx, live, self._row_posteriors(live, nv))
+        rows = self._game_rows(live)
+        if ctx is not None and any(empty_places(row) for row, _m in rows):
+            found = self._read_empty_places(ctx, rows, self._row_posteriors(rows, nv))
             if ctx.regions:  # only cards in the regions read again are new
                 found = [c for c in found if any(x0 <= c.det.centre[0] < x1 and y0 <= c.det.centre[1] < y1
                                                  for x0, y0, x1, y1 in ctx.regions)]
-            cards += found
-            live += found
-        posteriors = self._row_posteriors(live, nv)
-        for c in live:
-            c.joint = posteriors.get(id(c), c.joint)
-        if self.coloured:
-            for _row, members in self._game_rows(live):
+            if found:
+                cards += found
+                rows = self._game_rows(live + found)
+        posteriors = self._row_posteriors(rows, nv)
+        for _row, members in rows:
+            for c in members:
+                c.joint = posteriors[id(c)]
+            if self.coloured:
                 _row_colours(members)
 
     def _as_card(self, r: CardReading) -> _Card | None:
@@ -667,12 +669,12 @@ class Recognizer:
                 out.append((row, members))
         return out
 
-    def _row_posteriors(self, live: list[_Card], nv: int) -> dict[int, np.ndarray]:
-        """The joint reading of every card of a row (by id) once its row's evidence is taken in."""
+    def _row_posteriors(self, rows: list[tuple[Row, list[_Card]]], nv: int) -> dict[int, np.ndarray]:
+        """The joint reading of every card of the rows (by id) once its row's evidence is taken in."""
         numbers = [CARD_CLASSES.index(str(v)) for v in range(1, nv + 1)]
         joker = CARD_CLASSES.index("joker") if self.allowed[CARD_CLASSES.index("joker")] else None
         out = {}
-        for row, members in self._game_rows(live):
+        for row, members in rows:
             emissions = []
             for c in members:
                 q = c.joint.sum(axis=1)
@@ -687,7 +689,7 @@ class Recognizer:
                 out[id(c)] = j / j.sum()
         return out
 
-    def _read_empty_places(self, ctx: ReadContext, live: list[_Card],
+    def _read_empty_places(self, ctx: ReadContext, rows: list[tuple[Row, list[_Card]]],
                            posteriors: dict[int, np.ndarray]) -> list[_Card]:
         """Cards read at the places inside rows where no outline was found: the outline of the
         card before the gap moved there, read at both corner indices (which one shows depends
@@ -698,7 +700,7 @@ class Recognizer:
             return int(label) if label.isdigit() else None
 
         todo: list[tuple[_Card, _Card, _Card, list[_Card]]] = []
-        for row, members in self._game_rows(live):
+        for row, members in rows:
             for k, f in empty_places(row):
                 a, b = members[k], members[k + 1]
                 shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))

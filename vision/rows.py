@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -158,6 +159,11 @@ def row_evidence(emissions: np.ndarray, steps: tuple[float, ...], brk: float, sl
 def _transition(nv: int, sign: int, r: float, brk: float, slack: float) -> np.ndarray:
     """P(next value | value) for a move of about `r` places up (sign 1) or down (-1); a step of
     0 ties nothing."""
+    return _transition_of(nv, sign, round(r, 2), round(brk, 4), round(slack, 2)).copy()
+
+
+@lru_cache(maxsize=4096)
+def _transition_of(nv: int, sign: int, r: float, brk: float, slack: float) -> np.ndarray:
     if r <= 0:
         return np.full((nv, nv), 1.0 / nv)
     ks = np.arange(max(1, math.floor(r) - 1), math.ceil(r) + 2)
@@ -165,9 +171,7 @@ def _transition(nv: int, sign: int, r: float, brk: float, slack: float) -> np.nd
     w /= w.sum()
     t = np.full((nv, nv), brk / nv)
     for k, wk in zip(ks, w, strict=True):
-        for v in range(nv):
-            if 0 <= v + sign * k < nv:
-                t[v, v + sign * k] += (1.0 - brk) * wk
+        t += (1.0 - brk) * wk * np.eye(nv, k=int(sign * k))
     return t
 
 
