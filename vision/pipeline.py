@@ -238,6 +238,17 @@ def _outlines(cards: list[_Card]) -> list[Outline]:
     return [Outline(c.det.centre, c.det.angle, c.det.size[0], c.det.size[1]) for c in cards]
 
 
+def _row_corners(members: list[_Card]) -> tuple[int, ...]:
+    """The corners (0: top left, 2: bottom right of the reading frame) whose index shows on most
+    of a row's partly hidden cards: a row overlaps one way. Both when it cannot be told."""
+    hidden = [c.det.visible for c in members if c.det.pixels and c.det.visible.get("centre", 1.0) < 0.5]
+    if hidden:
+        shows = [t for t in (0, 2) if np.mean([v.get(f"index{t}", 0.0) for v in hidden]) >= 0.5]
+        if len(shows) == 1:
+            return tuple(shows)
+    return (0, 2)
+
+
 def _row_colour(members: list[_Card]) -> tuple[str | None, float]:
     """A row's colour: its cards' colours weighed by how surely each was named."""
     votes: dict[str, float] = {}
@@ -692,15 +703,17 @@ class Recognizer:
     def _read_empty_places(self, ctx: ReadContext, rows: list[tuple[Row, list[_Card]]],
                            posteriors: dict[int, np.ndarray]) -> list[_Card]:
         """Cards read at the places inside rows where no outline was found: the outline of the
-        card before the gap moved there, read at both corner indices (which one shows depends
-        on which way the row overlaps). One is kept when it reads surely as a card whose number
-        lies between those of its neighbours and is no other card's of the row."""
+        card before the gap moved there, read at the corner indices that show on the row's
+        partly hidden cards (which depends on which way the row overlaps). One is kept when it
+        reads surely as a card whose number lies between those of its neighbours and is no other
+        card's of the row."""
         def value(c: _Card) -> int | None:
             label = CARD_CLASSES[int((posteriors.get(id(c), c.joint).sum(axis=1) * self.card_classes).argmax())]
             return int(label) if label.isdigit() else None
 
         todo: list[tuple[_Card, _Card, _Card, list[_Card]]] = []
         for row, members in rows:
+            corners = _row_corners(members)
             for k, f in empty_places(row):
                 a, b = members[k], members[k + 1]
                 shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))
@@ -708,7 +721,7 @@ class Recognizer:
                 centre = quad.mean(axis=0)
                 det = replace(a.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0, grid=None,
                               visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
-                todo.append((_Card(det, crops=[("index", 0), ("index", 2)]), a, b, members))
+                todo.append((_Card(det, crops=[("index", t) for t in corners]), a, b, members))
         if not todo:
             return []
         crops = [warp_crop(ctx.pyramid, rotate_quad(c.det.quad, t), INDEX_REGION, CROP)

@@ -27,6 +27,7 @@ ROW_REACH = 2.6  # card widths: largest gap between neighbours in a row (a hidde
 PITCH_SPREAD = 1.5  # spacings up to this times the smallest are one place (the pitch)
 MIN_SPACING = 0.12  # card widths: closer outlines are no two places of a row (a split card)
 PLACE_SLACK = 0.06  # card widths: how far off an outline's centre may be along its row
+MOST_MISSED = 2  # cards in a row the detector misses one after another (a wider gap is empty table)
 
 
 @dataclass(frozen=True)
@@ -116,11 +117,13 @@ def _ordered(outlines: list[Outline], group: list[int]) -> Row:
 
 def empty_places(row: Row) -> list[tuple[int, float]]:
     """Places inside a row where no outline was found: (index in the row of the card before the
-    gap, fraction of the way to the next card) for every whole place a gap holds beyond one."""
+    gap, fraction of the way to the next card) for every whole place a gap holds beyond one, in
+    gaps of at most `MOST_MISSED` places (a wider one is a gap of the game: junior rows are laid
+    1.. and ..11 with room between)."""
     out = []
     for k, r in enumerate(row.steps):
         n = int(round(r))
-        if r > 0 and n >= 2:
+        if r > 0 and 2 <= n <= MOST_MISSED + 1:
             out += [(k, j / r) for j in range(1, n)]
     return out
 

@@ -142,3 +142,52 @@ def test_cards_kept_from_an_earlier_picture_are_row_neighbours():
     alone = _Card(det, joint=joint / joint.sum(), card_prob=0.99, colour="red", colour_conf=1.0)
     rec._rows(None, [alone])
     assert CARD_CLASSES[int(alone.joint.sum(axis=1).argmax())] == "6"
+
+
+def _true_outlines(truth):
+    """Detections at the truth's outlines (what is seen: its occluded flag, both indices)."""
+    from vision.detect import Detection
+
+    dets = []
+    for t in truth["cards"]:
+        q = np.asarray(t["corners"], np.float64)
+        v = q[3] - q[0]
+        seen = 0.0 if t.get("occluded") else 1.0
+        dets.append(Detection(quad=q, centre=tuple(q.mean(axis=0)), angle=math.degrees(math.atan2(v[1], v[0])) % 180,
+                              size=(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(v))), face=1.0,
+                              pixels=100, visible={"centre": seen, "index0": 1.0, "index2": 1.0}))
+    return dets
+
+
+def test_a_card_the_detector_missed_inside_a_row_is_read_at_its_place():
+    """A rendered overlapping row read at its true outlines, less one partly hidden card's (as
+    when the detector merges it with a neighbour): the gap of two places is read, and the card
+    is found there; without rows it is not."""
+    from vision.classify import Pyramid
+    from vision.pipeline import ReadContext, Recognizer, RecognizerConfig
+    from vision.render import render
+    from vision.train.evaluate import FULL, condition_scene
+
+    image, truth = render(condition_scene("elfer-raus", "overlap", 1, size=FULL))
+    dets = _true_outlines(truth)
+    found = {0.2: 0, 1.0: 0}
+    tried = 0
+    for i, t in enumerate(truth["cards"]):
+        if not t.get("occluded") or tried >= 4:
+            continue
+        c = dets[i].centre
+        w = dets[i].size[0]
+        # Inside a row: partly hidden cards on both sides of it.
+        beside = [d for d in dets if d.visible["centre"] == 0.0 and 0.15 * w < np.hypot(*np.subtract(d.centre, c)) < w]
+        if len(beside) < 2:
+            continue
+        tried += 1
+        for brk in found:
+            rec = Recognizer("elfer-raus", RecognizerConfig(row_break=brk))
+            ctx = ReadContext(image=image, pyramid=Pyramid(image), game="elfer-raus", recognizer=rec, regions=None)
+            read = rec.read_cards(ctx, dets[:i] + dets[i + 1:])
+            found[brk] += any(r.value == t["value"] and r.color == t["color"]
+                              and np.hypot(*np.subtract(np.asarray(r.corners, float).mean(axis=0), c)) < 0.3 * w
+                              for r in read)
+    assert tried == 4
+    assert found[0.2] >= 3 and found[1.0] == 0, found
