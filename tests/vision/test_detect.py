@@ -288,3 +288,14 @@ def test_large_cards_none_seen_whole_are_not_taken_for_their_indices(monkeypatch
             unvouched.append((rec.card_width or 0.0) / width)
     assert all(abs(r - 1) < 0.25 for r in read), read
     assert sum(r < 0.5 for r in unvouched) >= 3, unvouched  # the indices' size, as before
+
+
+def test_a_card_cut_by_the_pictures_border_is_not_read():
+    """An outline reaching past the picture's border is not read (the card is cut; the renderer's
+    truth lists it apart): a card 3 % of its width past the border is out, one just inside is in."""
+    from vision.detect import within_picture
+
+    q = np.array([[10.0, 100.0], [110.0, 100.0], [110.0, 250.0], [10.0, 250.0]])
+    assert within_picture(q, 100.0, 640, 480)
+    assert not within_picture(q - [13.0, 0.0], 100.0, 640, 480)
+    assert not within_picture(q + [0.0, 233.0], 100.0, 640, 480)

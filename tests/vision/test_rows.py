@@ -191,3 +191,4 @@ def test_a_card_the_detector_missed_inside_a_row_is_read_at_its_place():
                               for r in read)
     assert tried == 4
     assert found[0.2] >= 3 and found[1.0] == 0, found
+
