@@ -666,8 +666,9 @@ class Recognizer:
                         angle=math.degrees(math.atan2(v[1], v[0])) % 180.0,
                         size=(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(v))), face=1.0, pixels=0,
                         visible={"centre": 0.0 if r.occluded else 1.0})
+        deck = self.allowed & self.card_classes
         joint = np.zeros((len(CARD_CLASSES), 2))
-        joint[self.allowed & self.card_classes, 0] = (1.0 - r.confidence) / max(1, int(self.allowed.sum()) - 1)
+        joint[deck, 0] = (1.0 - r.confidence) / max(1, int(deck.sum()) - 1)
         joint[CARD_CLASSES.index(label), 0] = r.confidence
         c = _Card(det, joint=joint / joint.sum(), card_prob=1.0, colour=r.color, colour_conf=1.0)
         return c if self._in_row(c) else None
