@@ -195,8 +195,11 @@ class ReadContext:
 
 
 def _centred_in(card: CardReading, regions) -> bool:
-    cx = sum(p[0] for p in card.corners) / 4
-    cy = sum(p[1] for p in card.corners) / 4
+    return _inside_regions((sum(p[0] for p in card.corners) / 4, sum(p[1] for p in card.corners) / 4), regions)
+
+
+def _inside_regions(centre: tuple[float, float], regions) -> bool:
+    cx, cy = centre
     return any(x0 <= cx < x1 and y0 <= cy < y1 for x0, y0, x1, y1 in regions)
 
 
@@ -251,16 +254,18 @@ def _row_corners(members: list[_Card]) -> tuple[int, ...]:
     return (0, 2)
 
 
-def _row_colour(members: list[_Card]) -> tuple[str | None, float]:
-    """A row's colour: its cards' colours weighed by how surely each was named."""
+def _row_colour(members: list[_Card]) -> tuple[str | None, float, float]:
+    """A row's colour: its cards' colours weighed by how surely each was named; the share of
+    the votes it has, and the votes' whole weight."""
     votes: dict[str, float] = {}
     for c in members:
         if c.colour is not None:
             votes[c.colour] = votes.get(c.colour, 0.0) + c.colour_conf
     if not votes:
-        return None, 0.05
+        return None, 0.05, 0.0
     name = max(votes, key=lambda k: votes[k])
-    return name, votes[name] / max(1e-9, sum(votes.values()))
+    total = sum(votes.values())
+    return name, votes[name] / max(1e-9, total), total
 
 
 ROW_SAME = 0.6  # share of a row's colour votes its colour must have for it to be a game's row
@@ -275,8 +280,7 @@ def _row_colours(members: list[_Card]) -> None:
     for c in members:
         if c.colour is None or c.colour_conf >= COLOUR_SURE:
             continue
-        name, share = _row_colour([m for m in members if m is not c])
-        votes = sum(m.colour_conf for m in members if m is not c and m.colour is not None)
+        name, share, votes = _row_colour([m for m in members if m is not c])
         if name is not None and name != c.colour and share >= ROW_COLOUR_SHARE and votes >= ROW_COLOUR_VOTES:
             c.colour, c.colour_conf = name, max(c.colour_conf, share * min(1.0, votes / 3.0))
 
@@ -643,8 +647,7 @@ class Recognizer:
         if ctx is not None and any(empty_places(row) for row, _m in rows):
             found = self._read_empty_places(ctx, rows, self._row_posteriors(rows, nv))
             if ctx.regions:  # only cards in the regions read again are new
-                found = [c for c in found if any(x0 <= c.det.centre[0] < x1 and y0 <= c.det.centre[1] < y1
-                                                 for x0, y0, x1, y1 in ctx.regions)]
+                found = [c for c in found if _inside_regions(c.det.centre, ctx.regions)]
             if found:
                 cards += found
                 rows = self._game_rows(live + found)
@@ -714,9 +717,10 @@ class Recognizer:
             label = CARD_CLASSES[int((posteriors.get(id(c), c.joint).sum(axis=1) * self.card_classes).argmax())]
             return int(label) if label.isdigit() else None
 
-        todo: list[tuple[_Card, _Card, _Card, list[_Card]]] = []
+        todo: list[tuple[_Card, int | None, int | None, set[int | None], list[_Card]]] = []
         for row, members in rows:
             corners = _row_corners(members)
+            values = [value(m) for m in members]
             for k, f in empty_places(row):
                 a, b = members[k], members[k + 1]
                 shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))
@@ -724,23 +728,22 @@ class Recognizer:
                 centre = quad.mean(axis=0)
                 det = replace(a.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0, grid=None,
                               visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
-                todo.append((_Card(det, crops=[("index", t) for t in corners]), a, b, members))
+                todo.append((_Card(det, crops=[("index", t) for t in corners]), values[k], values[k + 1],
+                             set(values), members))
         if not todo:
             return []
         crops = [warp_crop(ctx.pyramid, rotate_quad(c.det.quad, t), INDEX_REGION, CROP)
                  for c, *_rest in todo for _k, t in c.crops]
         probs = iter(self._classify(crops, ["index"] * len(crops)))
         found = []
-        for c, a, b, members in todo:
+        for c, va, vb, taken, members in todo:
             self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
             if c.card_prob < OUTLINE_FOUND or self._sureness(c) < SEARCH_SURE:
                 continue
-            v, va, vb = value(c), value(a), value(b)
-            if v is None or va is None or vb is None or not min(va, vb) < v < max(va, vb):
+            v = value(c)
+            if v is None or va is None or vb is None or not min(va, vb) < v < max(va, vb) or v in taken:
                 continue
-            if any(value(m) == v for m in members):
-                continue
-            c.colour, c.colour_conf = _row_colour(members)
+            c.colour, c.colour_conf, _votes = _row_colour(members)
             found.append(c)
         return found
 

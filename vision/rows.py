@@ -162,11 +162,18 @@ def row_evidence(emissions: np.ndarray, steps: tuple[float, ...], brk: float, sl
 def _transition(nv: int, sign: int, r: float, brk: float, slack: float) -> np.ndarray:
     """P(next value | value) for a move of about `r` places up (sign 1) or down (-1); a step of
     0 ties nothing."""
-    return _transition_of(nv, sign, round(r, 2), round(brk, 4), round(slack, 2)).copy()
+    return _transition_of(nv, sign, round(r, 2), round(brk, 4), round(slack, 2))
 
 
 @lru_cache(maxsize=4096)
 def _transition_of(nv: int, sign: int, r: float, brk: float, slack: float) -> np.ndarray:
+    """The cached matrix, read-only (it is shared by every row that asks for it)."""
+    t = _transition_matrix(nv, sign, r, brk, slack)
+    t.setflags(write=False)
+    return t
+
+
+def _transition_matrix(nv: int, sign: int, r: float, brk: float, slack: float) -> np.ndarray:
     if r <= 0:
         return np.full((nv, nv), 1.0 / nv)
     ks = np.arange(max(1, math.floor(r) - 1), math.ceil(r) + 2)
