@@ -123,6 +123,84 @@ def _border_margin(hue: float) -> float:
     return min(min(abs(hue - e), 360 - abs(hue - e)) for e in edges)
 
 
+@dataclass(frozen=True)
+class Ink:
+    """What a card's visible face shows of its ink against one white: measured once, then named
+    against the hue sectors or against a table's or profile's inks (`name_ink`)."""
+
+    white: np.ndarray  # the stock colour used (BGR float32)
+    L: np.ndarray  # CIELAB of every pixel
+    a: np.ndarray
+    b: np.ndarray
+    top: float  # the card's top chroma (97th percentile)
+    sel: np.ndarray  # the ink: pixels of at least INK_SHARE of the top chroma
+    weights: np.ndarray  # of the ink pixels: chroma squared × darkness (× caller's weights)
+    hue: np.ndarray  # of the ink pixels, degrees
+
+
+def measure_ink(pix: np.ndarray, white: np.ndarray | None = None, light: np.ndarray | None = None,
+                weights: np.ndarray | None = None, stock: tuple[np.ndarray, float] | None = None) -> Ink | None:
+    """The ink of a card's N×3 BGR face pixels (arguments as `read_colour`); None under 6 pixels."""
+    pix = np.asarray(pix).reshape(-1, 3)
+    if len(pix) < 6:
+        return None
+    if white is None:
+        white, share = card_white(pix) if stock is None else stock
+        if share < 0.99 and light is not None:
+            # Little stock in view: the light's colour at this card's brightness.
+            level = float(_percentile(_channel_max(np.asarray(pix, np.float32)), 95))
+            white = np.asarray(light, np.float32) * max(level, 1.0) / float(np.max(light))
+    w = np.asarray(white, np.float32)
+    lab = lab_of(pix, w)
+    L, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
+    c = np.hypot(a, b)
+    top = float(_percentile(c, 97))
+    # The ink: the most saturated pixels of the card; pale tints and illustrations weigh less.
+    sel = c >= max(MIN_CHROMA * 0.5, INK_SHARE * top)
+    wpix = np.ones(len(c), np.float32) if weights is None else np.asarray(weights, np.float32).reshape(-1)
+    wsel = c[sel] ** 2 * wpix[sel] * np.clip((100.0 - L[sel]) / 50.0, DARK_MIN, 2.0)
+    hue = (np.degrees(np.arctan2(b[sel], a[sel])) + 360.0) % 360.0
+    return Ink(w, L, a, b, top, sel, wsel, hue)
+
+
+def name_ink(ink: Ink | None, allowed: tuple[str, ...] = SUITS,
+             inks: dict[str, tuple[float, float]] | None = None) -> ColourReading:
+    """The suit colour of a measured ink: by hue sectors, or the nearest of `inks` (measured
+    (a*, b*) of each colour of this deck or table) when given."""
+    if ink is None:
+        return ColourReading(None, 0.0, float("nan"), 0.0, (0.0, 0.0, 0.0))
+    wtuple = (float(ink.white[0]), float(ink.white[1]), float(ink.white[2]))
+    top, weights, hue = ink.top, ink.weights, ink.hue
+    chromatic = [n for n in allowed if n in SUITS]
+    if "gray" in allowed and (top < 2.5 * MIN_CHROMA or not chromatic):
+        dark = ink.L < _percentile(ink.L, 95) - 25
+        return ColourReading("gray", 0.9 if dark.mean() > 0.02 else 0.5, float("nan"), top, wtuple)
+    if not chromatic:
+        return ColourReading(None, 0.0, float("nan"), top, wtuple)
+    a, b = ink.a[ink.sel], ink.b[ink.sel]
+    by_sector = np.bincount(sector(hue), weights=weights, minlength=len(SUITS))
+    if inks:
+        refs = {n: v for n, v in inks.items() if n in chromatic}
+        ref = np.asarray(list(refs.values()), np.float64).reshape(-1, 2)
+        # Each ink pixel counts for the measured inks near it (a Gaussian of 25 a*b* units).
+        near = np.exp(-((a[:, None] - ref[None, :, 0]) ** 2 + (b[:, None] - ref[None, :, 1]) ** 2) / 625.0)
+        scores = dict(zip(refs, (weights @ near).tolist(), strict=True))
+        for n in chromatic:  # colours the profile did not see: fall back to the hue sectors for them
+            if n not in refs:
+                scores[n] = 0.5 * float(by_sector[SUITS.index(n)])
+    else:
+        scores = {n: float(by_sector[SUITS.index(n)]) for n in chromatic}
+    total = float(sum(scores.values())) or 1.0
+    name = max(scores, key=lambda n: scores[n])
+    share = scores[name] / total
+    mh = _circular_mean(hue, weights)
+    conf = share * (1.0 - math.exp(-_border_margin(mh) / 6.0)) if not inks else share
+    conf *= min(1.0, top / (2 * MIN_CHROMA))
+    wsum = float(weights.sum()) or 1.0
+    mean_ink = (float((a * weights).sum()) / wsum, float((b * weights).sum()) / wsum)
+    return ColourReading(name, float(conf), mh, top, wtuple, mean_ink)
+
+
 def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[str, tuple[float, float]] | None = None,
                 white: np.ndarray | None = None, light: np.ndarray | None = None,
                 weights: np.ndarray | None = None, stock: tuple[np.ndarray, float] | None = None) -> ColourReading:
@@ -133,54 +211,7 @@ def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[st
     `inks`: optional measured (a*, b*) of each colour of this deck (from a profile).
     `weights`: optional per-pixel weights (where the numeral and indices are printed).
     `stock`: `card_white(pix)` when the caller has measured it already."""
-    pix = np.asarray(pix).reshape(-1, 3)
-    if len(pix) < 6:
-        return ColourReading(None, 0.0, float("nan"), 0.0, (0.0, 0.0, 0.0))
-    if white is None:
-        white, share = card_white(pix) if stock is None else stock
-        if share < 0.99 and light is not None:
-            # Little stock in view: the light's colour at this card's brightness.
-            level = float(_percentile(_channel_max(np.asarray(pix, np.float32)), 95))
-            white = np.asarray(light, np.float32) * max(level, 1.0) / float(np.max(light))
-    w = np.asarray(white, np.float32)
-    wtuple = (float(w[0]), float(w[1]), float(w[2]))
-    lab = lab_of(pix, w)
-    L, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
-    c = np.hypot(a, b)
-    top = float(_percentile(c, 97))
-    chromatic = [n for n in allowed if n in SUITS]
-    if "gray" in allowed and (top < 2.5 * MIN_CHROMA or not chromatic):
-        dark = L < _percentile(L, 95) - 25
-        return ColourReading("gray", 0.9 if dark.mean() > 0.02 else 0.5, float("nan"), top, wtuple)
-    if not chromatic:
-        return ColourReading(None, 0.0, float("nan"), top, wtuple)
-    # The ink: the most saturated pixels of the card; pale tints and illustrations weigh less.
-    sel = c >= max(MIN_CHROMA * 0.5, INK_SHARE * top)
-    wpix = np.ones(len(c), np.float32) if weights is None else np.asarray(weights, np.float32).reshape(-1)
-    weights = c[sel] ** 2 * wpix[sel] * np.clip((100.0 - L[sel]) / 50.0, DARK_MIN, 2.0)
-    hue = (np.degrees(np.arctan2(b[sel], a[sel])) + 360.0) % 360.0
-    if inks:
-        refs = {n: np.asarray(v, np.float64) for n, v in inks.items() if n in chromatic}
-        missing = [n for n in chromatic if n not in refs]
-        ab = np.stack([a[sel], b[sel]], 1)
-        scores = {n: float((weights * np.exp(-(np.linalg.norm(ab - r[None], axis=1) / 25.0) ** 2)).sum())
-                  for n, r in refs.items()}
-        if missing:  # colours the profile did not see: fall back to the hue sectors for them
-            idx = sector(hue)
-            for n in missing:
-                scores[n] = 0.5 * float(weights[idx == SUITS.index(n)].sum())
-    else:
-        idx = sector(hue)
-        scores = {n: float(weights[idx == SUITS.index(n)].sum()) for n in chromatic}
-    total = float(sum(scores.values())) or 1.0
-    name = max(scores, key=lambda n: scores[n])
-    share = scores[name] / total
-    mh = _circular_mean(hue, weights)
-    conf = share * (1.0 - math.exp(-_border_margin(mh) / 6.0)) if not inks else share
-    conf *= min(1.0, top / (2 * MIN_CHROMA))
-    wsum = float(weights.sum()) or 1.0
-    ink = (float((a[sel] * weights).sum()) / wsum, float((b[sel] * weights).sum()) / wsum)
-    return ColourReading(name, float(conf), mh, top, wtuple, ink)
+    return name_ink(measure_ink(pix, white, light, weights, stock), allowed, inks)
 
 
 def _circular_mean(deg: np.ndarray, w: np.ndarray) -> float:

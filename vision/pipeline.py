@@ -41,7 +41,7 @@ from .classify import (
     rotate_quad,
     warp_crop,
 )
-from .colour import SUITS, card_white, hue_order_inks, read_colour, table_inks, table_white
+from .colour import SUITS, card_white, hue_order_inks, measure_ink, name_ink, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
 from .rows import Outline, Row, empty_places, find_rows, row_evidence
@@ -863,13 +863,12 @@ class Recognizer:
         stocks = [card_white(p) for _c, p in todo]
         light = table_white(stocks)
         inks = getattr(self.profile, "inks", None) if self.profile is not None else None
-        readings = [read_colour(pix, SUITS, inks=inks or None, light=light, stock=st)
-                    for (_c, pix), st in zip(todo, stocks, strict=True)]
+        measured = [measure_ink(pix, light=light, stock=st) for (_c, pix), st in zip(todo, stocks, strict=True)]
+        readings = [name_ink(m, SUITS, inks=inks or None) for m in measured]
         if not inks:  # no profile: this table's own inks, measured on a first reading
             table = hue_order_inks(readings) or table_inks(readings)
             if table:  # named again against the same white
-                readings = [read_colour(pix, SUITS, inks=table, white=np.asarray(r.white, np.float32))
-                            for (_c, pix), r in zip(todo, readings, strict=True)]
+                readings = [name_ink(m, SUITS, inks=table) for m in measured]
         for (c, _pix), r in zip(todo, readings, strict=True):
             c.colour = r.name
             c.colour_conf = max(0.05, min(1.0, 0.5 + 0.5 * r.confidence)) if r.name else 0.05
