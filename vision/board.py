@@ -57,7 +57,7 @@ def tile_class(kind: str, value: Any, quarter: int = 0) -> int:
 
 
 # ----------------------------------------------------------------------------------------
-# Small crop classifiers (ONNX through cv2.dnn)
+# Small crop classifiers (ONNX networks, `runtime`)
 
 
 class CropModel:
@@ -94,13 +94,12 @@ class CropModel:
             return np.zeros((0, len(self.classes))), (np.zeros((0, len(self.colours))) if self.colours else None)
         ys, cs = [], []
         names = ["y", "c"] if self.colours else ["y"]
-        net = _net(self.path)  # one per thread: the camera and a phone's request may read at once
+        net = _net(self.path)
         for i in range(0, len(blob), self.BATCH):
-            net.setInput(np.ascontiguousarray(blob[i:i + self.BATCH]))
-            out = net.forward(names)
-            ys.append(np.array(out[0], np.float32, copy=True))
+            out = net.run(blob[i:i + self.BATCH], names)
+            ys.append(out[0])
             if self.colours:
-                cs.append(np.array(out[1], np.float32, copy=True))
+                cs.append(out[1])
         y = _softmax(np.concatenate(ys) / self.temperature)
         c = _softmax(np.concatenate(cs) / self.colour_temperature) if self.colours else None
         return y, c

@@ -1,6 +1,6 @@
 """Finding card outlines: "is a card face here?" before "what is it?".
 
-A small fully convolutional network (`cardnet.onnx`, run by cv2.dnn) looks at the photo scaled
+A small fully convolutional network (`cardnet.onnx`, run by `runtime`) looks at the photo scaled
 so that cards are about `TARGET_WIDTH` pixels wide and says, for every pixel of a half-size
 grid: is a card face visible here, where is the centre of that card (even when the centre is
 hidden under another card), which way its long side runs, and how large it is. The rest is
@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from .classify import MODELS_DIR, ModelError
+from .runtime import network
 
 OFFSET_SCALE = 16.0  # offsets and sizes are predicted in units of 16 output pixels
 TARGET_WIDTH = 36.0  # card width (pixels at the network input) the network reads best
@@ -101,10 +102,7 @@ class Detector:
         path = (models_dir or MODELS_DIR) / f"{name}.onnx"
         if not path.is_file():
             raise ModelError(f"model file {path} is missing")
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise ModelError(f"cannot load model {path}: {exc}") from None
+        self.net = network(path)
         info = _model_info(path.with_suffix(".json"))
         self.target_width = float(info["target_width"] if target_width is None else target_width)
         self.face_bleed: tuple[float, float] = info["face_bleed"]
@@ -146,8 +144,7 @@ class Detector:
 
     def _net_maps(self, small: np.ndarray) -> np.ndarray:
         blob = cv2.dnn.blobFromImage(small, scalefactor=1 / 255.0, mean=(127.5, 127.5, 127.5))
-        self.net.setInput(blob)
-        return np.array(self.net.forward()[0], np.float32, copy=True)
+        return self.net.run(blob)[0][0]
 
     @staticmethod
     def card_width(out: NetOutput, face_threshold: float = 0.5) -> float | None:

@@ -27,5 +27,9 @@ class LayoutError(VisionError):
     """A board layout data file is invalid (the message names the file and the entry)."""
 
 
+class ModelError(VisionError):
+    """A model file is missing, cannot be loaded, or does not match its description."""
+
+
 class RecognitionError(VisionError):
     """An image cannot be read as a table (unreadable file, wrong kind of image)."""

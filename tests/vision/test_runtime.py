@@ -1,0 +1,105 @@
+"""The networks' runtime: ONNX Runtime and cv2.dnn give the same outputs for every shipped model,
+the choice can be forced, and a broken model file is a clear error."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from vision import runtime
+from vision.classify import MODELS_DIR, Classifier, ModelError
+
+pytest.importorskip("onnxruntime")
+
+# Every network shipped in vision/models, with the size of input its sliding-window networks take.
+SHIPPED = ["cards", "cardnet", "board_tiles", "token_numbers", "die_faces", "die_centres"]
+
+
+def _input_shape(name: str) -> tuple[int, ...]:
+    """A batch of 3 inputs of the model's own size (crop models fix it; 96 × 128 for the others)."""
+    import onnxruntime
+
+    dims = onnxruntime.InferenceSession(str(MODELS_DIR / f"{name}.onnx")).get_inputs()[0].shape
+    return (3, 3, *(d if isinstance(d, int) else s for d, s in zip(dims[2:], (96, 128), strict=True)))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_both_runtimes_give_the_same_outputs(monkeypatch, name):
+    path = MODELS_DIR / f"{name}.onnx"
+    x = np.random.default_rng(1).standard_normal(_input_shape(name)).astype(np.float32)
+    outs = {}
+    for which in runtime.BACKENDS:
+        monkeypatch.setenv(runtime.ENV, which)
+        net = runtime.network(path)
+        assert runtime.backend() == which
+        outs[which] = dict(zip(net.outputs, net.run(x), strict=True))
+    a, b = outs.values()
+    assert sorted(a) == sorted(b)
+    for key, u in a.items():
+        v = b[key]
+        assert u.shape == v.shape and u.dtype == v.dtype == np.float32
+        assert np.allclose(u, v, rtol=1e-3, atol=1e-3), (key, float(np.abs(u - v).max()))
+
+
+def test_outputs_are_chosen_by_name(monkeypatch):
+    x = np.random.default_rng(2).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    for which in runtime.BACKENDS:
+        monkeypatch.setenv(runtime.ENV, which)
+        net = runtime.network(MODELS_DIR / "cards.onnx")
+        y, f = net.run(x, ["y", "f"])
+        (f_only,) = net.run(x, ["f"])
+        assert y.shape == (2, 212) and f.shape[0] == 2
+        assert np.array_equal(f, f_only)
+
+
+def test_the_classifier_reads_alike_on_either_runtime(monkeypatch):
+    crops = (np.random.default_rng(3).random((40, 32, 32, 3)) * 255).astype(np.uint8)
+    probs = {}
+    for which in runtime.BACKENDS:
+        monkeypatch.setenv(runtime.ENV, which)
+        probs[which] = Classifier().probs(crops)
+    a, b = probs.values()
+    assert np.abs(a - b).max() < 1e-3
+    assert (a.reshape(40, -1).argmax(1) == b.reshape(40, -1).argmax(1)).all()
+
+
+def test_an_unknown_runtime_is_named_in_the_error(monkeypatch):
+    monkeypatch.setenv(runtime.ENV, "tensorflow")
+    with pytest.raises(ModelError, match="TABLE_COMPANION_NN='tensorflow'"):
+        runtime.backend()
+
+
+def test_a_broken_model_file_is_a_model_error_on_either_runtime(monkeypatch, tmp_path):
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"this is not a network")
+    for which in runtime.BACKENDS:
+        monkeypatch.setenv(runtime.ENV, which)
+        with pytest.raises(ModelError, match="cannot load model .*broken.onnx"):
+            runtime.network(bad)
+
+
+def test_threads_may_run_one_network_at_once(monkeypatch):
+    """The camera's reads and a phone's "teach this deck" may run the classifier together."""
+    x = np.random.default_rng(4).standard_normal((8, 3, 32, 32)).astype(np.float32)
+    for which in runtime.BACKENDS:
+        monkeypatch.setenv(runtime.ENV, which)
+        net = runtime.network(MODELS_DIR / "cards.onnx")
+        want = net.run(x)[0]
+        got, errors = [], []
+
+        def work(net=net, got=got, errors=errors):
+            try:
+                for _ in range(5):
+                    got.append(net.run(x)[0])
+            except Exception as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and len(got) == 15
+        assert all(np.allclose(g, want, atol=1e-5) for g in got)
