@@ -194,8 +194,8 @@ class Detector:
         """How far (log ratio) a card width at a network scale is from the width it reads best."""
         return abs(math.log(width * scale / self.target_width))
 
-    def _decode(self, out: NetOutput, image: np.ndarray) -> list[Detection]:
-        return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed)
+    def _decode(self, out: NetOutput, image: np.ndarray, focus=None) -> list[Detection]:
+        return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed, focus)
 
     def scale_for(self, card_width: float) -> float:
         return float(np.clip(self.target_width / max(card_width, 1.0), 0.05, 1.5))
@@ -203,9 +203,11 @@ class Detector:
     # -- whole image --------------------------------------------------------------------
     def detect(self, image: np.ndarray, card_width: float | None = None,
                window: tuple[int, int, int, int] | None = None,
-               confirm: Confirm | None = None) -> tuple[list[Detection], float | None]:
+               confirm: Confirm | None = None,
+               focus: tuple[float, float, float, float] | None = None) -> tuple[list[Detection], float | None]:
         """Card outlines in `image` (or only those centred in `window`); also the card width used
-        (`confirm`: see `find_scale`)."""
+        (`confirm`: see `find_scale`). With the card width known, `focus` (a box in the window):
+        only the outlines centred in it, found at less cost (see `decode`)."""
         if card_width is None:
             first, card_width, dets = self.find_scale(image, window, confirm)
             if first is None or card_width is None:
@@ -216,7 +218,7 @@ class Detector:
             elif dets is None:
                 dets = self._decode(first, image)
         else:
-            dets = self._decode(self.run(image, self.scale_for(card_width), window), image)
+            dets = self._decode(self.run(image, self.scale_for(card_width), window), image, focus)
         if dets:
             card_width = float(np.median([d.size[0] for d in dets]))
         return dets, card_width
@@ -263,10 +265,13 @@ def _logit(p: float) -> float:
 
 
 def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
-           face_bleed: tuple[float, float] = (0.0, 0.0)) -> list[Detection]:
+           face_bleed: tuple[float, float] = (0.0, 0.0),
+           focus: tuple[float, float, float, float] | None = None) -> list[Detection]:
     """Votes -> peaks -> instances -> outlines (image pixels). `face_bleed`: how much wider and
     taller than the card (output pixels) a rectangle fitted to its face pixels comes out: the
-    network's face map runs over the card's edges (a figure of the model, in its sidecar)."""
+    network's face map runs over the card's edges (a figure of the model, in its sidecar).
+    `focus` (x0, y0, x1, y1, image pixels): only the outlines centred in it are wanted (a changed
+    region read again); cards further than a card's size from it are not outlined."""
     maps = out.maps
     _, h, w = maps.shape
     face = maps[0] > _logit(face_threshold)
@@ -333,10 +338,20 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
     if len(whole) >= 1:
         cw, ch = (float(np.median([w_ for w_, _h in whole])), float(np.median([h_ for _w, h_ in whole])))
 
+    seen = [abs(rw / cw - 1) < 0.12 and abs(rh / ch - 1) < 0.12 and n > 0.8 * rw * rh
+            for _sel, n, _c, (rw, rh), _e in inst]
+    if focus is not None:
+        # Far from the focus only cards seen whole count (a hidden card's neighbours take their
+        # direction; a small instance inside one is a fragment); the rest are not outlined.
+        near = _near(focus, out, max(cw, ch), [c for _s, _n, c, _r, _e in inst])
+        if not any(near):
+            return []
+        keep = [k for k in range(len(inst)) if near[k] or seen[k]]
+        inst, seen = [inst[k] for k in keep], [seen[k] for k in keep]
     poses = []  # (centre, direction, width, height, seen whole) of each instance, output grid
     edges = _EdgeField(maps[0])  # computed on first use
-    for sel, n, (rx, ry), (rw, rh), long_edge in inst:
-        if abs(rw / cw - 1) < 0.12 and abs(rh / ch - 1) < 0.12 and n > 0.8 * rw * rh:
+    for (sel, _n, (rx, ry), (rw, rh), long_edge), is_whole in zip(inst, seen, strict=True):
+        if is_whole:
             # Seen whole: the fitted rectangle is the outline.
             poses.append((np.array([rx, ry]), math.atan2(long_edge[1], long_edge[0]) % math.pi, rw, rh, True))
         else:
@@ -351,20 +366,25 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
     poses = [pose if pose[4] else _placed_by_free_edges(pose, xs[sel], ys[sel], face, face_bleed)
              for pose, (sel, *_rest) in zip(poses, inst, strict=True)]
 
-    dets = []
-    frames: list[tuple] = []  # (frame, own pixels) of each detection, output grid
+    dets: list[Detection | None] = []  # None: outside the focus, only a possible coverer of fragments
+    frames: list[tuple] = []  # (frame, own pixels) of each instance, output grid
     s = out.scale
     x0, y0 = out.offset
     for (sel, n, _c, _r, _e), (c, th, wj, hj, _whole) in zip(inst, poses, strict=True):
         if th == 0.0:
             th = math.pi
         u, v = _axes(th)
+        frames.append(((c, u, v, wj, hj), xs[sel].astype(np.float64), ys[sel].astype(np.float64)))
+        centre = out_to_full(c[None], s)[0] + [x0, y0]
+        if focus is not None and not (focus[0] <= centre[0] < focus[2] and focus[1] <= centre[1] < focus[3]):
+            dets.append(None)
+            continue
         q = np.array([c - wj / 2 * u - hj / 2 * v, c + wj / 2 * u - hj / 2 * v, c + wj / 2 * u + hj / 2 * v,
                       c - wj / 2 * u + hj / 2 * v])
         # What part of the card is seen: its own pixels against all pixel centres of the card
         # (same lattice, so a region fully in view counts 1.0 whatever its size).
-        frame = (c, u, v, wj, hj)
-        uu, vv = _card_uv(xs[sel].astype(np.float64), ys[sel].astype(np.float64), frame)
+        frame, x_own, y_own = frames[-1]
+        uu, vv = _card_uv(x_own, y_own, frame)
         bx0, by0 = np.floor(q.min(axis=0)).astype(int)
         bx1, by1 = np.ceil(q.max(axis=0)).astype(int)
         ly, lx = np.mgrid[by0:by1 + 1, bx0:bx1 + 1]
@@ -376,12 +396,11 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
         quad = out_to_full(q, s) + [x0, y0]
         sw = 2.0 / s
         inside = within_picture(quad, wj * sw, img_w, img_h)
-        centre = out_to_full(c[None], s)[0] + [x0, y0]
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
                               inside=inside, grid=grid))
-        frames.append((frame, xs[sel].astype(np.float64), ys[sel].astype(np.float64)))
-    return _without_fragments(dets, frames)
+    kept = _without_fragments([len(sel) for sel, *_rest in inst], frames)
+    return [d for i, d in enumerate(dets) if d is not None and i in kept]
 
 
 EDGE_SIGMA = 1.5  # output pixels
@@ -510,21 +529,31 @@ def _aligned_with_neighbours(poses: list[tuple], ch: float) -> list[tuple]:
 FRAGMENT_SHARE = 0.7  # an instance this much inside cards three times its size is pieces of them
 
 
-def _without_fragments(dets: list[Detection], frames: list[tuple]) -> list[Detection]:
-    """Drop small instances lying inside larger cards' outlines: votes split between two peaks
-    (the pixels along the seam of two touching cards, say) leave a fragment that is no card."""
-    order = sorted(range(len(dets)), key=lambda i: -dets[i].pixels)
+def _without_fragments(pixels: list[int], frames: list[tuple]) -> set[int]:
+    """The instances that are not small ones lying inside larger cards' outlines: votes split
+    between two peaks (the pixels along the seam of two touching cards, say) leave a fragment
+    that is no card. `pixels`: each instance's count of own pixels."""
+    order = sorted(range(len(pixels)), key=lambda i: -pixels[i])
     kept: list[int] = []
     for i in order:
         _f, x, y = frames[i]
         covered = np.zeros(len(x), bool)
         for j in kept:
-            if dets[j].pixels >= 3 * dets[i].pixels:
+            if pixels[j] >= 3 * pixels[i]:
                 uu, vv = _card_uv(x, y, frames[j][0])
                 covered |= (uu >= 0) & (uu <= 1) & (vv >= 0) & (vv <= 1)
         if covered.mean() < FRAGMENT_SHARE:
             kept.append(i)
-    return [dets[i] for i in sorted(kept)]
+    return set(kept)
+
+
+def _near(focus: tuple[float, float, float, float], out: NetOutput, card: float,
+          centres: list[tuple[float, float]]) -> list[bool]:
+    """Which rough instance centres (output grid) lie within a card's size (`card`, output
+    pixels) of the focus box (image pixels): a hidden card's outline centre may lie half a card
+    from its visible part's."""
+    (fx0, fy0), (fx1, fy1) = full_to_out(np.array([focus[:2], focus[2:]], np.float64) - out.offset, out.scale)
+    return [fx0 - card <= cx <= fx1 + card and fy0 - card <= cy <= fy1 + card for cx, cy in centres]
 
 
 def _card_uv(x: np.ndarray, y: np.ndarray, frame) -> tuple[np.ndarray, np.ndarray]:

@@ -341,11 +341,11 @@ class Recognizer:
         self.turn = 0.0
         self._last = None
 
-    def _find(self, image: np.ndarray, card_width: float | None,
-              window: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
+    def _find(self, image: np.ndarray, card_width: float | None, window: tuple[int, int, int, int] | None = None,
+              focus: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
         if self.turn:
             return detect_turned(self.detector, image, self.turn, card_width, window)
-        return self.detector.detect(image, card_width, window, confirm=self._middles_read_as_cards)
+        return self.detector.detect(image, card_width, window, confirm=self._middles_read_as_cards, focus=focus)
 
     def _middles_read_as_cards(self, image: np.ndarray, dets: list[Detection]) -> bool:
         """Whether one of the outlines whose middle shows reads surely as a card of the deck (its
@@ -392,7 +392,7 @@ class Recognizer:
             win = (max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad))
             if win[2] - win[0] < 8 or win[3] - win[1] < 8:
                 continue  # a region outside the picture (or a sliver of it): nothing to read
-            dets, _ = self._find(image, cw, window=win)
+            dets, _ = self._find(image, cw, window=win, focus=(x0, y0, x1, y1))
             out.extend(d for d in dets if x0 <= d.centre[0] < x1 and y0 <= d.centre[1] < y1)
         return out
 
