@@ -1,6 +1,6 @@
 """Card recognition speed on ONE core, and peak memory of `companion recognize`.
 
-Usage: python benchmarks/vision_speed.py [--scenes 8] [--repeat 5] [--seed 4000] [--core 0]
+Usage: python benchmarks/vision_speed.py [--scenes 24] [--repeat 5] [--seed 4000] [--core 0]
 
 Renders holdout scenes at 1640×1232 (the Pi camera v2 binned mode), pins this process to one
 core (os.sched_setaffinity, cv2.setNumThreads(1)) and times:
@@ -12,6 +12,12 @@ core (os.sched_setaffinity, cv2.setNumThreads(1)) and times:
 Both wall-clock and CPU time (time.process_time) are reported: on a shared, loaded machine the
 CPU time is the figure that says what the code costs. Targets (brief): full read <= 80 ms
 median, region re-read <= 15 ms, recognize peak memory <= 200 MB.
+
+A photo's read time grows with its cards (about 15 ms for one pile, 250 ms for 35 overlapping
+cards), so the median over a few photos falls between two of them and jumps with noise: the
+figure to quote is the median over photos of each photo's median time ("per photo"), over 24
+photos or more; the median over all repeats of all photos is printed too (stops before 21
+quoted it over 8 photos).
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ finally:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenes", type=int, default=8)
+    ap.add_argument("--scenes", type=int, default=24)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=4000)
     ap.add_argument("--core", type=int, default=0)
@@ -62,10 +68,12 @@ def main() -> None:
         image, truth = render(scene)
         shots.append((game, image, truth))
     full_wall, full_cpu, cold_cpu, reg_wall, reg_cpu, ncards = [], [], [], [], [], []
+    per_photo, per_region = [], []  # each photo's median CPU time
     parts: dict[str, list[float]] = {}
     for game, image, truth in shots:
         rec = Recognizer(game, RecognizerConfig(indices=a.indices))
         rec.read(image)  # warm-up (first forward of each network allocates)
+        mine = len(full_cpu)
         for _ in range(a.repeat):
             rec.forget()
             c0 = time.process_time()
@@ -78,17 +86,20 @@ def main() -> None:
             full_cpu.append((time.process_time() - c0) * 1000)
             for k, v in obs.extra["timings"].items():
                 parts.setdefault(k, []).append(v)
+        per_photo.append(statistics.median(full_cpu[mine:]))
         ncards.append(len(obs.cards))
         if truth["cards"]:
             q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
             x0, y0 = q.min(axis=0) - 10
             x1, y1 = q.max(axis=0) + 10
             region = [(int(x0), int(y0), int(x1), int(y1))]
+            mine = len(reg_cpu)
             for _ in range(a.repeat):
                 w0, c0 = time.perf_counter(), time.process_time()
                 rec.read(image, regions=region)
                 reg_wall.append((time.perf_counter() - w0) * 1000)
                 reg_cpu.append((time.process_time() - c0) * 1000)
+            per_region.append(statistics.median(reg_cpu[mine:]))
     # Peak memory of the command line tool, in a fresh process per photo. Its own VmHWM, read as
     # it exits: Linux carries the parent's peak into a child's ru_maxrss across fork and exec.
     peaks, ok = [], True
@@ -105,6 +116,8 @@ def main() -> None:
         "photo": "1640x1232", "scenes": a.scenes, "repeat": a.repeat, "cards_per_photo_median": med(ncards),
         "full_read_ms_wall_median": round(med(full_wall), 1), "full_read_ms_cpu_median": round(med(full_cpu), 1),
         "full_read_ms_cpu_p90": round(float(np.percentile(full_cpu, 90)), 1),
+        "full_read_ms_cpu_per_photo_median": round(med(per_photo), 1),
+        "region_read_ms_cpu_per_photo_median": round(med(per_region), 1) if per_region else None,
         "first_read_ms_cpu_median": round(med(cold_cpu), 1),
         "region_read_ms_wall_median": round(med(reg_wall), 1) if reg_wall else None,
         "region_read_ms_cpu_median": round(med(reg_cpu), 1) if reg_cpu else None,
@@ -114,13 +127,15 @@ def main() -> None:
         "loadavg": os.getloadavg()[0],
     }
     print("One core, 1640×1232 holdout photos:")
-    print(f"  full read     {out['full_read_ms_cpu_median']:7.1f} ms CPU median "
-          f"({out['full_read_ms_wall_median']:.1f} ms wall)   target <= 80")
+    print(f"  full read     {out['full_read_ms_cpu_per_photo_median']:7.1f} ms CPU, median per photo "
+          f"(all repeats: {out['full_read_ms_cpu_median']:.1f} ms CPU, {out['full_read_ms_wall_median']:.1f} ms wall)"
+          "   target <= 80")
     print(f"  first read    {out['first_read_ms_cpu_median']:7.1f} ms CPU median (card size not yet known: "
           "the passes that find it)")
     if reg_cpu:
-        print(f"  region re-read {out['region_read_ms_cpu_median']:6.1f} ms CPU median "
-              f"({out['region_read_ms_wall_median']:.1f} ms wall)   target <= 15")
+        print(f"  region re-read {out['region_read_ms_cpu_per_photo_median']:6.1f} ms CPU, median per photo "
+              f"(all repeats: {out['region_read_ms_cpu_median']:.1f} ms CPU, "
+              f"{out['region_read_ms_wall_median']:.1f} ms wall)   target <= 15")
     print(f"  recognize peak memory {out['recognize_peak_rss_mb']:.0f} MB (median over photos "
           f"{out['recognize_rss_mb_median']:.0f} MB)   target <= 200")
     print(f"  stages (ms, median): {out['stage_ms_median']}")
