@@ -62,6 +62,10 @@ COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its c
 OUTLINE_SHIFTS = tuple((du, dv) for du in (-0.1, 0.0, 0.1) for dv in (-0.1, -0.05, 0.0, 0.05, 0.1)
                        if (du, dv) != (0.0, 0.0)) + ((-0.2, 0.0), (0.2, 0.0))
 OUTLINE_FOUND = 0.7
+# How far (card widths) round the regions read again crops may reach: a card centred in a region
+# reaches 0.9 of a width from its centre (turned 40° by the outline search), its moves 0.2 more,
+# and the last pixels of a window's reduced levels sample its border (16 pixels).
+REGION_CROP_PAD = 1.5
 SEARCH_SURE = 0.5
 SEARCH_CORNER = 0.2  # share of a corner index in view for it to be read at the shifted outlines
 # Turns (degrees) of an outline about its centre tried when the card reads as no card or as an
@@ -413,8 +417,7 @@ class Recognizer:
         window = None
         if regs is not None and not readers_for(self.game or ""):
             # Only the cards in the regions are read: crops need no reduction of the whole photo.
-            # A card centred in a region, and its moved outlines.
-            window = regions_box(regs, int(2.5 * (self.card_width or 100.0)))
+            window = regions_box(regs, int(REGION_CROP_PAD * (self.card_width or 100.0)))
         ctx = ReadContext(image=image, pyramid=Pyramid(image, window), game=self.game or "", recognizer=self,
                           regions=regs)
         t = time.perf_counter()
@@ -642,15 +645,17 @@ class Recognizer:
             return
         live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
                 and self._in_row(c)]
-        live += [a for a in (self._as_card(r) for r in kept) if a is not None]
+        anchors = {id(a): a for a in (self._as_card(r) for r in kept) if a is not None}
+        live += anchors.values()
         rows = self._game_rows(live)
-        if ctx is not None and any(empty_places(row) for row, _m in rows):
-            found = self._read_empty_places(ctx, rows, self._row_posteriors(rows, nv))
-            if ctx.regions:  # only cards in the regions read again are new
-                found = [c for c in found if _inside_regions(c.det.centre, ctx.regions)]
+        gaps = [(row, m) for row, m in rows if empty_places(row)]
+        if ctx is not None and gaps:
+            found = self._read_empty_places(ctx, gaps, self._row_posteriors(gaps, nv))
             if found:
                 cards += found
                 rows = self._game_rows(live + found)
+        # A row of cards kept from an earlier picture only has nothing to say to those read now.
+        rows = [(row, m) for row, m in rows if any(id(c) not in anchors for c in m)]
         posteriors = self._row_posteriors(rows, nv)
         for _row, members in rows:
             for c in members:
@@ -726,6 +731,8 @@ class Recognizer:
                 shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))
                 quad = a.det.quad + shift
                 centre = quad.mean(axis=0)
+                if ctx.regions and not _inside_regions((float(centre[0]), float(centre[1])), ctx.regions):
+                    continue  # only cards in the regions read again are new
                 det = replace(a.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0, grid=None,
                               visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
                 todo.append((_Card(det, crops=[("index", t) for t in corners]), values[k], values[k + 1],
