@@ -47,7 +47,7 @@ INDEX_SHARE = 0.5  # whole "cards" this much smaller than cards vouched for at a
 BORDER_SLACK = 0.0
 WHOLE_SEEN = 0.9  # share of a card's middle and corners in view for it to count as seen whole
 STRIDE = 16  # network input sides must be multiples of this
-# cv2.dnn keeps every layer's output, about 100 bytes per input pixel: larger inputs run in
+# The runtime keeps every layer's output (cv2.dnn about 100 bytes per input pixel): larger inputs run in
 # tiles to bound memory (tiles cost time: their margins are computed twice; only photos of
 # small cards, scaled up, need them). The margin is half the network's receptive field (about
 # 300 pixels), which makes the tiled maps equal to one run's.

@@ -5,6 +5,7 @@ do not pass it yet (`benchmarks/vision_accuracy.py` prints where they stand).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -85,6 +86,37 @@ def test_a_changed_region_updates_only_that_region(recognizers):
     key = sorted((c.value, c.color) for c in full.cards)
     assert sorted((c.value, c.color) for c in again.cards) == key
     assert again.extra["regions"] == [[int(x0), int(y0), int(x1), int(y1)]]
+
+
+def test_a_region_read_crops_as_from_the_whole_photo(monkeypatch):
+    """A region read again reduces only a window round it for its crops (`REGION_CROP_PAD`): a
+    card taken off an overlapping row and put back reads the same, to the outline, as with the
+    window reaching across the whole table."""
+    import vision.pipeline as pl
+
+    scene = random_scene("elfer-raus", np.random.default_rng([7000, 3]), "holdout", mode="overlap", rows=3,
+                         hand=False)
+    image, truth = render(scene)
+    rec = Recognizer("elfer-raus")
+    full = rec.read(image)
+    reads = {}
+    for pad in (pl.REGION_CROP_PAD, 20.0):
+        monkeypatch.setattr(pl, "REGION_CROP_PAD", pad)
+        got = []
+        for t in truth["cards"][::3]:
+            q = np.asarray(t["corners"])
+            x0, y0 = (q.min(axis=0) - 10).astype(int)
+            x1, y1 = (q.max(axis=0) + 10).astype(int)
+            inside = [c for c in full.cards if x0 <= np.mean([p[0] for p in c.corners]) < x1
+                      and y0 <= np.mean([p[1] for p in c.corners]) < y1]
+            rec._last = replace(full, cards=tuple(c for c in full.cards if c not in inside))  # taken off
+            again = rec.read(image, regions=[(int(x0), int(y0), int(x1), int(y1))])
+            new = [c for c in again.cards if c not in full.cards or c in inside]
+            got.append(sorted(json.dumps(c.to_json(), sort_keys=True) for c in new))
+        reads[pad] = got
+    small, large = reads.values()
+    assert len(small) >= 4 and any(small)
+    assert small == large
 
 
 def test_board_games_get_readers_through_the_registry(monkeypatch):
