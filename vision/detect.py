@@ -194,7 +194,8 @@ class Detector:
         """How far (log ratio) a card width at a network scale is from the width it reads best."""
         return abs(math.log(width * scale / self.target_width))
 
-    def _decode(self, out: NetOutput, image: np.ndarray, focus=None) -> list[Detection]:
+    def _decode(self, out: NetOutput, image: np.ndarray,
+                focus: tuple[float, float, float, float] | None = None) -> list[Detection]:
         return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed, focus)
 
     def scale_for(self, card_width: float) -> float:
