@@ -65,6 +65,20 @@ def test_the_classifier_reads_alike_on_either_runtime(monkeypatch):
     assert (a.reshape(40, -1).argmax(1) == b.reshape(40, -1).argmax(1)).all()
 
 
+def test_without_onnxruntime_the_networks_run_through_opencv(monkeypatch):
+    """32-bit Raspberry Pi OS has no onnxruntime wheel: the recogniser still reads."""
+    import sys
+
+    monkeypatch.delenv(runtime.ENV, raising=False)
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` raises ImportError
+    assert runtime.backend() == "opencv"
+    crops = (np.random.default_rng(5).random((6, 32, 32, 3)) * 255).astype(np.uint8)
+    assert Classifier().probs(crops).shape == (6, 106, 2)
+    monkeypatch.setenv(runtime.ENV, "onnxruntime")
+    with pytest.raises(ModelError, match="onnxruntime is not installed"):
+        runtime.backend()
+
+
 def test_an_unknown_runtime_is_named_in_the_error(monkeypatch):
     monkeypatch.setenv(runtime.ENV, "tensorflow")
     with pytest.raises(ModelError, match="TABLE_COMPANION_NN='tensorflow'"):
