@@ -1,8 +1,8 @@
 """Running the shipped ONNX networks: ONNX Runtime when it is installed, else OpenCV's dnn module.
 
-On one core of the development machine ONNX Runtime runs the card classifier 2.5 times and the
-card detector twice as fast as cv2.dnn, with the same outputs to 1e-4
-(`benchmarks/nn_runtime.py`). It is a declared dependency where PyPI has wheels for it (x86-64,
+On one core of the development machine ONNX Runtime runs the card classifier and detector 2.0
+to 2.3 times as fast as cv2.dnn (the board models 1.7 to 2.4 times), with the same outputs to
+2e-4 (`benchmarks/nn_runtime.py`). It is a declared dependency where PyPI has wheels for it (x86-64,
 64-bit ARM: a Raspberry Pi 4 or 5 on a 64-bit OS); elsewhere (32-bit Raspberry Pi OS) the
 networks run through cv2.dnn, which is always there. `TABLE_COMPANION_NN=opencv` (or
 `onnxruntime`) chooses one by hand.
