@@ -649,14 +649,18 @@ class Recognizer:
         live += anchors.values()
         rows = self._game_rows(live)
         gaps = [(row, m) for row, m in rows if empty_places(row)]
+        posteriors: dict[int, np.ndarray] = {}  # of rows whose members hold still
         if ctx is not None and gaps:
-            found = self._read_empty_places(ctx, gaps, self._row_posteriors(gaps, nv))
+            posteriors = self._row_posteriors(gaps, nv)
+            found = self._read_empty_places(ctx, gaps, posteriors)
             if found:
                 cards += found
                 rows = self._game_rows(live + found)
+                posteriors = {}
         # A row of cards kept from an earlier picture only has nothing to say to those read now.
         rows = [(row, m) for row, m in rows if any(id(c) not in anchors for c in m)]
-        posteriors = self._row_posteriors(rows, nv)
+        posteriors.update(self._row_posteriors([(row, m) for row, m in rows
+                                                if not all(id(c) in posteriors for c in m)], nv))
         for _row, members in rows:
             for c in members:
                 c.joint = posteriors[id(c)]
