@@ -65,6 +65,20 @@ def out_to_full(pts: np.ndarray, s: float) -> np.ndarray:
     return (2.0 * p + 1.0) / s - 0.5
 
 
+def shrink(image: np.ndarray, W: int, H: int) -> np.ndarray:
+    """`image` reduced to W×H the way the detector is trained to see it: halved by averaging
+    2×2 pixels while it is at least twice as large, then resampled bilinearly. OpenCV's
+    `INTER_AREA` gives about the same picture but takes 10-15 ms for a 1640×1232 photo at a
+    factor that is not whole (its slow path); this takes 1-3 ms."""
+    h, w = image.shape[:2]
+    while w >= 2 * W and h >= 2 * H:  # an odd last row or column is dropped: under a pixel out
+        w, h = w // 2, h // 2
+        image = cv2.resize(image[: 2 * h, : 2 * w], (w, h), interpolation=cv2.INTER_AREA)
+    if (w, h) == (W, H):
+        return image
+    return cv2.resize(image, (W, H), interpolation=cv2.INTER_LINEAR)
+
+
 # Regions of a card (u0, v0, u1, v1), used to judge what part of a card is in view.
 CENTRE_BOX = (0.2, 0.25, 0.8, 0.75)
 INDEX_BOXES = {0: (0.04, 0.03, 0.28, 0.21), 2: (0.72, 0.79, 0.96, 0.97)}  # TL, BR of the reading frame

@@ -6,10 +6,11 @@ pass it yet (the benchmark `benchmarks/vision_accuracy.py --conditions` prints w
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.detect import Detector, decode, full_to_out, out_to_full
+from vision.detect import Detector, decode, full_to_out, out_to_full, shrink
 from vision.render import render
 from vision.train.evaluate import FULL, condition_scene, visible_truth
 
@@ -70,6 +71,29 @@ def test_a_changed_region_is_read_alone(detector):
     near = [d for d in sub if x0 <= d.centre[0] < x1 and y0 <= d.centre[1] < y1]
     assert len(near) == 1
     assert np.linalg.norm(np.asarray(near[0].centre) - q.mean(axis=0)) < 0.15 * np.linalg.norm(q[1] - q[0])
+
+
+@pytest.mark.parametrize("size", [(1640, 1232), (1641, 1233), (700, 500)])
+@pytest.mark.parametrize("s", [0.23, 0.31, 0.45, 0.7])
+def test_the_reduction_keeps_shapes_where_they_are(size, s):
+    """The detector's fast reduction (`shrink`) puts a shape where `full_to_out`'s pixel
+    convention says it lies, and looks like OpenCV's area averaging (what the detector first
+    learnt on), whatever the photo's size and the factor."""
+    w, h = size
+    img = np.zeros((h, w, 3), np.uint8)
+    x0, y0, x1, y1 = int(0.3 * w), int(0.4 * h), int(0.55 * w), int(0.7 * h)
+    img[y0:y1, x0:x1] = 255
+    W, H = round(w * s), round(h * s)
+    small = shrink(img, W, H)
+    assert small.shape == (H, W, 3)
+    area = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
+    assert np.abs(small.astype(float) - area).mean() < 1.0
+    lum = small[..., 1].astype(float)
+    ys, xs = np.mgrid[0:H, 0:W]
+    centre = np.array([(xs * lum).sum(), (ys * lum).sum()]) / lum.sum()  # input pixels
+    true = np.array([(x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2])
+    expected = (true + 0.5) * np.array([W / w, H / h]) - 0.5
+    assert np.abs(centre - expected).max() < 0.25
 
 
 def test_coordinate_conversions_round_trip():

@@ -85,7 +85,7 @@ def test_every_card_face_of_a_rendered_scene_gets_its_crops(tmp_path):
     0.01 px, the cards' to 0.1 px): none may be lost, or its corners are never taught."""
     total = 0
     for k in range(3):
-        name = _work((str(tmp_path), "train", 17000, k, True, 0.5))
+        name = _work((str(tmp_path), "train", 17000, k, True, 0.5, 0.2))
         sc = _load_scene(str(tmp_path / f"{name}.jpg"), 98)
         faces = [c for i, c in enumerate(sc.truth["cards"])
                  if c.get("kind") in ("number", "joker", "link", "bonus", "bull") and i not in sc.under]

@@ -39,35 +39,49 @@ class CropNet(nn.Module):
 
 
 def crop_net_from_onnx(path: str, n_out: int) -> CropNet:
-    """A CropNet holding the weights of an exported one. The export folded each batch norm into
-    its convolution, so the norms come back as identities (mean 0, variance 1 - eps, scale 1):
+    """A CropNet holding the weights of an exported one (see `load_folded`)."""
+    return load_folded(CropNet(n_out), path, "net.head")
+
+
+def card_net_from_onnx(path: str, widths: tuple[int, int, int, int] = (8, 16, 32, 64)) -> CardNet:
+    """A CardNet holding the weights of an exported one (see `load_folded`)."""
+    return load_folded(CardNet(widths), path, "head")
+
+
+def load_folded(net: nn.Module, path: str, head: str) -> nn.Module:
+    """`net` given the weights of its ONNX export. The export folded each batch norm into its
+    convolution, so the norms come back as identities (mean 0, variance 1 - eps, scale 1):
     fine-tune such a net with its norms frozen (`freeze_norms`), or its batch statistics would
-    replace the folded ones."""
+    replace the folded ones. `head`: the initialiser prefix of the final (unnormed) convolution."""
     import onnx
     from onnx import numpy_helper
 
     init = {t.name: numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer}
-    convs = [(init[k], init[k2]) for k, k2 in _folded_pairs(init)]
-    net = CropNet(n_out)
-    layers = [m for m in net.features if isinstance(m, nn.Sequential)]
-    if len(layers) != len(convs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, CropNet has {len(layers)}")
+    convs = [(init[k], init[k2]) for k, k2 in _folded_pairs(init, head)]
+    blocks = [m for m in net.modules() if isinstance(m, nn.Sequential) and len(m) == 3
+              and isinstance(m[0], nn.Conv2d) and isinstance(m[1], nn.BatchNorm2d)]
+    if len(blocks) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, {type(net).__name__} has {len(blocks)}")
     with torch.no_grad():
-        for (w, b), block in zip(convs, layers, strict=True):
+        for (w, b), block in zip(convs, blocks, strict=True):
             conv, bn = block[0], block[1]
+            if tuple(conv.weight.shape) != w.shape:
+                raise ValueError(f"{path}: convolution {tuple(w.shape)} where {type(net).__name__} has "
+                                 f"{tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(np.array(w)))
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(np.array(b)))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-        net.head.weight.copy_(torch.from_numpy(np.array(init["net.head.weight"])))
-        net.head.bias.copy_(torch.from_numpy(np.array(init["net.head.bias"])))
+        last = net.head
+        last.weight.copy_(torch.from_numpy(np.array(init[f"{head}.weight"])))
+        last.bias.copy_(torch.from_numpy(np.array(init[f"{head}.bias"])))
     return net
 
 
-def _folded_pairs(init: dict) -> list[tuple[str, str]]:
+def _folded_pairs(init: dict, head: str) -> list[tuple[str, str]]:
     """(weight, bias) names of the folded convolutions, in graph order (4-d weight, then its bias)."""
-    names = [k for k in init if not k.startswith("net.head")]
+    names = [k for k in init if not k.startswith(head)]
     return [(a, b) for a, b in zip(names, names[1:], strict=False) if init[a].ndim == 4 and init[b].ndim == 1]
 
 

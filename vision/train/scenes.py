@@ -32,14 +32,15 @@ COUNT_SHARE = 0.2  # round-end spreads of loose cards at any angle
 ROW_GAMES = ("elfer-raus", "elevens", "elfer-raus-junior")
 
 
-def scene_for(pool: str, seed: list[int], game: str | None = None, overlap: float = 0.0, **overrides):
+def scene_for(pool: str, seed: list[int], game: str | None = None, overlap: float = 0.0,
+              count_share: float = COUNT_SHARE, **overrides):
     """A random scene; `overlap`: extra share of row-game scenes forced into overlapping rows
-    (the hardest layout to find cards in)."""
+    (the hardest layout to find cards in); `count_share`: share of card scenes spread loose."""
     rng = np.random.default_rng(seed)
     if game is None:
         names, p = zip(*GAME_MIX, strict=True)
         game = str(rng.choice(names, p=np.asarray(p) / sum(p)))
-    if game not in ("start11", "numeri") and "mode" not in overrides and rng.random() < COUNT_SHARE:
+    if game not in ("start11", "numeri") and "mode" not in overrides and rng.random() < count_share:
         overrides["mode"] = "count"
     elif game in ROW_GAMES and "mode" not in overrides and overlap and rng.random() < overlap:
         overrides["mode"] = "overlap"
@@ -89,16 +90,17 @@ def item_outlines(scene) -> list[dict]:
 
 
 def _work(args) -> str:
-    out, pool, base, k, hand, overlap = args
+    out, pool, base, k, hand, overlap, count_share = args
     name = f"{pool}_{base}_{k:05d}"
     if (Path(out) / f"{name}.json").exists():
         return name
-    scene = scene_for(pool, [base, k], overlap=overlap, **({} if hand else {"hand": False}))
+    scene = scene_for(pool, [base, k], overlap=overlap, count_share=count_share, **({} if hand else {"hand": False}))
     image, truth, mask = render_with_geometry(scene)
     truth["styles"]["design_template"] = scene.design.template
     truth["styles"]["typeface"] = scene.design.typeface.name
     truth["card_size_mm"] = [scene.design.card_w, scene.design.card_h]
-    truth["overlap"] = overlap  # `scene_for` needs it to draw the same scene again
+    truth["overlap"] = overlap  # `scene_for` needs these to draw the same scene again
+    truth["count_share"] = count_share
     cv2.imwrite(str(Path(out) / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if mask is not None:
         cv2.imwrite(str(Path(out) / f"{name}_hand.png"), (mask > 0.5).astype(np.uint8) * 255)
@@ -117,10 +119,12 @@ def main(argv=None) -> None:
     ap.add_argument("--base-seed", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--overlap", type=float, default=0.0, help="extra share of row scenes in overlapping rows")
+    ap.add_argument("--count-share", type=float, default=COUNT_SHARE, help="share of card scenes spread loose")
     ap.add_argument("--no-hand", action="store_true", help="no hand over the table (evaluation sets)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap) for k in range(a.start, a.start + a.count)]
+    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap, a.count_share)
+            for k in range(a.start, a.start + a.count)]
     with mp.Pool(a.workers) as pool:
         for n, name in enumerate(pool.imap_unordered(_work, jobs), 1):
             if n % 50 == 0:

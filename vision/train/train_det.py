@@ -31,8 +31,8 @@ import torch
 import torch.nn.functional as F
 
 from vision.classify import MODELS_DIR
-from vision.detect import OFFSET_SCALE, TARGET_WIDTH, full_to_out
-from vision.train.nets import CardNet, export_onnx
+from vision.detect import OFFSET_SCALE, TARGET_WIDTH, full_to_out, shrink
+from vision.train.nets import CardNet, card_net_from_onnx, export_onnx, freeze_norms
 
 FACE_OBJS = ("card",)
 TURN_SHARE = 0.0  # share of training crops turned by a random angle (see `_aug_turn`)
@@ -100,7 +100,7 @@ def _cache_scene(args):
     for target in (k * rng.uniform(28, 46), any_size):
         s = min(1.0, target / cw)
         W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
-        small = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
+        small = shrink(img, W, H)  # as the recogniser reduces photos
         oh, ow = H // 2, W // 2
         t = targets(truth["items"], hand, s * (W / (img.shape[1] * s)), (oh, ow))
         out.append((small[: oh * 2, : ow * 2], t.astype(np.float16)))
@@ -227,7 +227,7 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(MODELS_DIR))
     ap.add_argument("--ckpt", default="/work/data/cardnet.pt")
-    ap.add_argument("--init", default=None)
+    ap.add_argument("--init", default=None, help="start from this state dict or exported .onnx (fine-tuning)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--target-width", type=float, default=TARGET_WIDTH,
                     help="card width (network input pixels) the detector is trained to read best")
@@ -247,14 +247,21 @@ def main(argv=None) -> None:
         cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width) for i, f in enumerate(files)],
                                                           chunksize=8) for c in lst]
     print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
-    model = CardNet(tuple(int(v) for v in a.widths.split(",")))
-    if a.init:
-        model.load_state_dict(torch.load(a.init))
+    widths = tuple(int(v) for v in a.widths.split(","))
+    frozen = bool(a.init and a.init.endswith(".onnx"))  # an export: norms folded, kept frozen
+    if frozen:
+        model = card_net_from_onnx(a.init, widths)
+    else:
+        model = CardNet(widths)
+        if a.init:
+            model.load_state_dict(torch.load(a.init))
     print("parameters", sum(p.numel() for p in model.parameters()), flush=True)
     model = model.to(memory_format=torch.channels_last)  # oneDNN convolutions run ~1.8x faster on CPU
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.steps, pct_start=0.1)
     model.train()
+    if frozen:
+        freeze_norms(model)
     t0 = time.time()
     acc = {"face": 0.0, "reg": 0.0, "dir": 0.0}
     for step in range(1, a.steps + 1):
