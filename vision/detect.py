@@ -131,7 +131,7 @@ class Detector:
             image = image[y0:y1, x0:x1]
         h, w = image.shape[:2]
         W, H = max(1, int(round(w * s))), max(1, int(round(h * s)))
-        small = cv2.resize(image, (W, H), interpolation=cv2.INTER_AREA)
+        small = shrink(image, W, H)
         PW, PH = -(-W // STRIDE) * STRIDE, -(-H // STRIDE) * STRIDE
         if (PW, PH) != (W, H):
             small = cv2.copyMakeBorder(small, 0, PH - H, 0, PW - W, cv2.BORDER_REPLICATE)

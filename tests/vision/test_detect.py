@@ -288,9 +288,10 @@ LARGE_OVERLAPPING = [(7500, 9, "elevens"), (7500, 24, "elfer-raus"), (7500, 70, 
 
 def test_large_cards_none_seen_whole_are_not_taken_for_their_indices(monkeypatch):
     """The strongest first pass sees these cards at a size it reads well, none of them whole;
-    their middles read as cards, which vouches for that pass. Without that, most of these
-    tables are read at the size of the indices. Which ones is on a knife's edge: on a freshly set-up
-    machine two of the five chosen last stop read right even so, so the check asks for three."""
+    their middles read as cards, which vouches for that pass. Without that, some of these
+    tables are read at the size of the indices: three of five with the detector of stop 19, one
+    (7500 #9) with the one retrained at stop 22, which less often takes indices for whole cards at
+    a mild pass, so the check asks for one."""
     import vision.pipeline as pipeline
     from vision.render import random_scene
 
@@ -311,7 +312,7 @@ def test_large_cards_none_seen_whole_are_not_taken_for_their_indices(monkeypatch
             rec.detect(image)
             unvouched.append((rec.card_width or 0.0) / width)
     assert all(abs(r - 1) < 0.25 for r in read), read
-    assert sum(r < 0.5 for r in unvouched) >= 3, unvouched  # the indices' size, as before
+    assert sum(r < 0.5 for r in unvouched) >= 1, unvouched  # the indices' size, as before
 
 
 def test_a_card_cut_by_the_pictures_border_is_not_read():

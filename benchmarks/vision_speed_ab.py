@@ -1,0 +1,106 @@
+"""Card recognition speed of two source trees, photo by photo in turns, on one core.
+
+Usage: python benchmarks/vision_speed_ab.py OLD_TREE NEW_TREE [--scenes 24] [--repeat 7] [--core 1]
+       [--region]
+
+    git worktree add /tmp/old <commit>   # the code to compare against
+    python benchmarks/vision_speed_ab.py /tmp/old .
+
+On a shared virtual machine a run of `vision_speed.py` drifts by ±15 ms from one minute to the
+next, more than most changes: two runs taken one after the other do not say which tree is
+faster. Here each tree reads in its own process (its `vision` package first on the path),
+both pinned to the same core, and they take turns photo by photo (the order swapped each time),
+so that a slow minute slows both. Prints each tree's median over the photos of each photo's
+median read time (CPU), and the paired difference per photo. `--region`: the re-read of one
+changed region (one card plus a margin) instead of the full read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+# Each tree's reader: renders the same held-out photos as `vision_speed.py`, reads each twice
+# (the card size is then known, as for every picture after the first), then times one read
+# per line it is sent.
+CHILD = r"""
+import os, sys, time
+tree, core, n, region = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+sys.path.insert(0, tree)
+os.sched_setaffinity(0, {core})
+import cv2
+import numpy as np
+cv2.setNumThreads(1)
+import vision
+if not vision.__file__.startswith(tree):
+    sys.exit(f"vision imported from {vision.__file__}, not from {tree}")
+from vision.pipeline import Recognizer
+from vision.render import random_scene, render
+games = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
+shots = []
+for k in range(n):
+    game = games[k % 4]
+    image, truth = render(random_scene(game, np.random.default_rng([4000, k]), "holdout", hand=False))
+    rec = Recognizer(game)
+    rec.read(image)
+    rec.read(image)
+    regions = None
+    if region and truth["cards"]:
+        q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
+        (x0, y0), (x1, y1) = q.min(axis=0) - 10, q.max(axis=0) + 10
+        regions = [(int(x0), int(y0), int(x1), int(y1))]
+        rec.read(image, regions=regions)
+    shots.append((rec, image, regions))
+print("ready", flush=True)
+for line in sys.stdin:
+    rec, image, regions = shots[int(line)]
+    t = time.process_time()
+    rec.read(image, regions=regions)
+    print((time.process_time() - t) * 1000, flush=True)
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--scenes", type=int, default=24)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--core", type=int, default=1)
+    ap.add_argument("--region", action="store_true", help="re-read one changed region instead of the whole photo")
+    a = ap.parse_args()
+    trees = [str(Path(t).resolve()) for t in (a.old, a.new)]
+    for t in trees:
+        if not (Path(t) / "vision" / "pipeline.py").is_file():
+            print(f"vision_speed_ab: {t} holds no vision package", file=sys.stderr)
+            sys.exit(2)
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, t, str(a.core), str(a.scenes), "1" if a.region else "0"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
+    for p in procs:
+        if p.stdout.readline().strip() != "ready":
+            sys.exit("vision_speed_ab: a reader failed to start")
+    times = np.zeros((2, a.scenes, a.repeat))
+    for rep in range(a.repeat):
+        for k in range(a.scenes):
+            for i in (0, 1) if (rep + k) % 2 == 0 else (1, 0):
+                procs[i].stdin.write(f"{k}\n")
+                procs[i].stdin.flush()
+                times[i, k, rep] = float(procs[i].stdout.readline())
+    for p in procs:
+        p.stdin.close()
+        p.wait()
+    med = np.median(times, axis=2)
+    what = "region re-read" if a.region else "full read"
+    for t, m in zip(trees, med, strict=True):
+        print(f"{t}: {what}, median over {a.scenes} photos of each photo's median {np.median(m):.1f} ms CPU")
+    d = med[1] - med[0]
+    print(f"new - old, per photo: median {np.median(d):+.1f} ms, mean {np.mean(d):+.1f} ms; "
+          f"new faster on {int((d < 0).sum())} of {a.scenes} photos")
+
+
+if __name__ == "__main__":
+    main()
