@@ -1,4 +1,4 @@
-"""The two small networks (PyTorch, training only; run time uses their ONNX export via cv2.dnn).
+"""The two small networks (PyTorch, training only; run time uses their ONNX export via `vision.runtime`).
 
 `CropNet`: ~0.2 M parameters, 32×32 crops -> joint (class, orientation) logits.
 `CardNet`: a small encoder-decoder (~0.14 M parameters) -> per pixel at half the input
@@ -73,9 +73,8 @@ def load_folded(net: nn.Module, path: str, head: str) -> nn.Module:
             bn.bias.copy_(torch.from_numpy(np.array(b)))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-        last = net.head
-        last.weight.copy_(torch.from_numpy(np.array(init[f"{head}.weight"])))
-        last.bias.copy_(torch.from_numpy(np.array(init[f"{head}.bias"])))
+        net.head.weight.copy_(torch.from_numpy(np.array(init[f"{head}.weight"])))
+        net.head.bias.copy_(torch.from_numpy(np.array(init[f"{head}.bias"])))
     return net
 
 
