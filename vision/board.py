@@ -23,9 +23,10 @@ import numpy as np
 
 from .boardfind import BoardTracker, layout_points, load_calibration_view
 from .boardview import BoardView, crop_transform, sample_crop, square_quad
-from .classify import MODELS_DIR, ModelError, Pyramid, _net, regions_box
+from .classify import MODELS_DIR, ModelError, Pyramid, regions_box
 from .errors import CalibrationError
 from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
+from .runtime import network
 from .types import CardReading, quad_of
 
 # The tile reader's classes: "none" (no tile: an empty square, the table) or one of the 24 tile
@@ -82,7 +83,7 @@ class CropModel:
         if not base.with_suffix(".onnx").is_file():
             raise ModelError(f"model file {base}.onnx is missing")
         self.path = str(base.with_suffix(".onnx"))
-        _net(self.path)  # load now: a broken file is reported when the model is made
+        self.net = network(self.path)  # loaded now: a broken file is reported when the model is made
         self.classes: tuple[str, ...] = tuple(self.meta["classes"])
         self.colours: tuple[str, ...] = tuple(self.meta.get("colours", ()))
         self.crop = int(self.meta["crop"])
@@ -94,9 +95,8 @@ class CropModel:
             return np.zeros((0, len(self.classes))), (np.zeros((0, len(self.colours))) if self.colours else None)
         ys, cs = [], []
         names = ["y", "c"] if self.colours else ["y"]
-        net = _net(self.path)
         for i in range(0, len(blob), self.BATCH):
-            out = net.run(blob[i:i + self.BATCH], names)
+            out = self.net.run(blob[i:i + self.BATCH], names)
             ys.append(out[0])
             if self.colours:
                 cs.append(out[1])

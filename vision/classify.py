@@ -169,11 +169,6 @@ def load_info(name: str = "cards", models_dir: Path | None = None) -> ModelInfo:
                      temperature=float(meta["temperature"]), orientations=int(meta.get("orientations", 1)), meta=meta)
 
 
-def _net(path: str) -> Network:
-    """The network in `path`, loaded once (a broken file raises ModelError)."""
-    return network(path)
-
-
 class Classifier:
     """Class probabilities for crops. `probs(crops)` -> N×C×O (O = orientations)."""
 
@@ -184,7 +179,7 @@ class Classifier:
         onnx = (models_dir or MODELS_DIR) / f"{name}.onnx"
         if not onnx.is_file():
             raise ModelError(f"model file {onnx} is missing")
-        self.net = _net(str(onnx))
+        self.net: Network = network(onnx)  # loaded once; a broken file raises ModelError
         # Which network made a deck profile's features: prototypes of another one mean nothing.
         self.fingerprint = hashlib.sha256(onnx.read_bytes()).hexdigest()[:16]
         self.temperature = float(temperature if temperature is not None else self.info.temperature)

@@ -18,7 +18,8 @@ import numpy as np
 
 from .board import away_from, crop_model, dominant_angle, in_regions, proposals, suppress
 from .boardview import BoardView, crop_transform, sample_crop, square_quad
-from .classify import MODELS_DIR, ModelError, Pyramid, _net, preprocess
+from .classify import MODELS_DIR, ModelError, Pyramid, preprocess
+from .runtime import network
 from .types import DieReading, quad_of
 
 DIE_CLASSES = ("none", "1", "2", "3", "4", "5", "6", "star")
@@ -93,7 +94,7 @@ def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     if W < 2 * FINDER_STRIDE or H < 2 * FINDER_STRIDE:
         return np.zeros((0, 2))
     small = cv2.resize(img[ly0:ly1, lx0:lx1], (W, H), interpolation=cv2.INTER_AREA)
-    net = _net(str(path))
+    net = network(path)
     heat = 1.0 / (1.0 + np.exp(-net.run(cv2.dnn.blobFromImage(small, 1 / 255.0, mean=(127.5, 127.5, 127.5)))[0][0, 0]))
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > FINDER_MIN)
     ys, xs = np.nonzero(peaks)
