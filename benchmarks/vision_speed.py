@@ -43,6 +43,29 @@ finally:
     hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")][0]
     sys.stderr.write(hwm)
 """
+GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
+
+
+def speed_photos(count: int, seed: int) -> list[tuple[str, np.ndarray, dict]]:
+    """The timed photos: (game, image, truth) of `count` held-out tables, the games in turn
+    (rendered by the `vision` package first on the path)."""
+    from vision.render import random_scene, render
+
+    shots = []
+    for k in range(count):
+        game = GAMES[k % len(GAMES)]
+        image, truth = render(random_scene(game, np.random.default_rng([seed, k]), "holdout", hand=False))
+        shots.append((game, image, truth))
+    return shots
+
+
+def one_card_region(truth: dict) -> list[tuple[int, int, int, int]] | None:
+    """The changed region re-read: the middle card of the truth's list and 10 pixels round it."""
+    if not truth["cards"]:
+        return None
+    q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
+    (x0, y0), (x1, y1) = q.min(axis=0) - 10, q.max(axis=0) + 10
+    return [(int(x0), int(y0), int(x1), int(y1))]
 
 
 def main() -> None:
@@ -58,15 +81,8 @@ def main() -> None:
 
     cv2.setNumThreads(1)
     from vision.pipeline import Recognizer, RecognizerConfig
-    from vision.render import random_scene, render
 
-    games = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
-    shots = []
-    for k in range(a.scenes):
-        game = games[k % len(games)]
-        scene = random_scene(game, np.random.default_rng([a.seed, k]), "holdout", hand=False)
-        image, truth = render(scene)
-        shots.append((game, image, truth))
+    shots = speed_photos(a.scenes, a.seed)
     full_wall, full_cpu, cold_cpu, reg_wall, reg_cpu, ncards = [], [], [], [], [], []
     per_photo, per_region = [], []  # each photo's median CPU time
     parts: dict[str, list[float]] = {}
@@ -88,11 +104,8 @@ def main() -> None:
                 parts.setdefault(k, []).append(v)
         per_photo.append(statistics.median(full_cpu[mine:]))
         ncards.append(len(obs.cards))
-        if truth["cards"]:
-            q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
-            x0, y0 = q.min(axis=0) - 10
-            x1, y1 = q.max(axis=0) + 10
-            region = [(int(x0), int(y0), int(x1), int(y1))]
+        region = one_card_region(truth)
+        if region:
             mine = len(reg_cpu)
             for _ in range(a.repeat):
                 w0, c0 = time.perf_counter(), time.process_time()

@@ -24,35 +24,28 @@ from pathlib import Path
 
 import numpy as np
 
-# Each tree's reader: renders the same held-out photos as `vision_speed.py`, reads each twice
-# (the card size is then known, as for every picture after the first), then times one read
-# per line it is sent.
+# Each tree's reader: renders the photos `vision_speed.py` times (its helpers, run on the tree's
+# own `vision`), reads each twice (the card size is then known, as for every picture after the
+# first), then times one read per line it is sent.
 CHILD = r"""
 import os, sys, time
-tree, core, n, region = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
-sys.path.insert(0, tree)
+tree, core, n, region, bench = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
+sys.path[:0] = [tree, bench]  # the tree's vision package; vision_speed's photos
 os.sched_setaffinity(0, {core})
 import cv2
-import numpy as np
 cv2.setNumThreads(1)
 import vision
 if not vision.__file__.startswith(tree):
     sys.exit(f"vision imported from {vision.__file__}, not from {tree}")
 from vision.pipeline import Recognizer
-from vision.render import random_scene, render
-games = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
+from vision_speed import one_card_region, speed_photos
 shots = []
-for k in range(n):
-    game = games[k % 4]
-    image, truth = render(random_scene(game, np.random.default_rng([4000, k]), "holdout", hand=False))
+for game, image, truth in speed_photos(n, 4000):
     rec = Recognizer(game)
     rec.read(image)
     rec.read(image)
-    regions = None
-    if region and truth["cards"]:
-        q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
-        (x0, y0), (x1, y1) = q.min(axis=0) - 10, q.max(axis=0) + 10
-        regions = [(int(x0), int(y0), int(x1), int(y1))]
+    regions = one_card_region(truth) if region else None
+    if regions:
         rec.read(image, regions=regions)
     shots.append((rec, image, regions))
 print("ready", flush=True)
@@ -78,8 +71,9 @@ def main() -> None:
         if not (Path(t) / "vision" / "pipeline.py").is_file():
             print(f"vision_speed_ab: {t} holds no vision package", file=sys.stderr)
             sys.exit(2)
-    procs = [subprocess.Popen([sys.executable, "-c", CHILD, t, str(a.core), str(a.scenes), "1" if a.region else "0"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
+    bench = str(Path(__file__).resolve().parent)
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, t, str(a.core), str(a.scenes), "1" if a.region else "0",
+                               bench], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
     for p in procs:
         if p.stdout.readline().strip() != "ready":
             sys.exit("vision_speed_ab: a reader failed to start")
