@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,15 +48,6 @@ def unit_homography(quad: np.ndarray) -> np.ndarray:
     """Homography from the unit square (u, v) to image pixels of `quad` (TL, TR, BR, BL)."""
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     return cv2.getPerspectiveTransform(src, np.asarray(quad, np.float32).reshape(4, 2))
-
-
-def crop_matrix(quad: np.ndarray, region: tuple[float, float, float, float], size: int | tuple[int, int]) -> np.ndarray:
-    """3×3 map from crop pixels (x, y) to image pixels for `region` of the card outlined by `quad`."""
-    sw, sh = (size, size) if isinstance(size, int) else size
-    u0, v0, u1, v1 = region
-    du, dv = (u1 - u0) / sw, (v1 - v0) / sh
-    a = np.array([[du, 0, u0 + 0.5 * du], [0, dv, v0 + 0.5 * dv], [0, 0, 1]], np.float64)
-    return unit_homography(quad).astype(np.float64) @ a
 
 
 class Pyramid:
@@ -101,26 +91,75 @@ def regions_box(regions, pad: float) -> tuple[float, float, float, float]:
 def warp_crop(pyr: Pyramid, quad: np.ndarray, region: tuple[float, float, float, float],
               size: int | tuple[int, int] = CROP) -> np.ndarray:
     """The `region` of the card outlined by `quad`, resampled to `size` (uint8 BGR)."""
+    return warp_crops(pyr, [quad], [region], size)[0]
+
+
+def unit_homographies(quads: np.ndarray) -> np.ndarray:
+    """`unit_homography` of N quads at once (N×3×3), in closed form (Heckbert's square to
+    quadrilateral): a read builds a hundred crops or more, and one OpenCV call per crop cost
+    more than the warps themselves."""
+    # Corners rounded to float32 first, as cv2.getPerspectiveTransform takes them: the same crops.
+    q = np.asarray(quads, np.float32).astype(np.float64).reshape(-1, 4, 2)
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = (q[:, i].T for i in range(4))
+    sx, sy = x0 - x1 + x2 - x3, y0 - y1 + y2 - y3
+    dx1, dx2, dy1, dy2 = x1 - x2, x3 - x2, y1 - y2, y3 - y2
+    den = dx1 * dy2 - dx2 * dy1
+    den = np.where(np.abs(den) < 1e-12, 1e-12, den)  # a degenerate quad: a degenerate crop, not a crash
+    g, h = (sx * dy2 - dx2 * sy) / den, (dx1 * sy - sx * dy1) / den
+    H = np.empty((len(q), 3, 3))
+    H[:, 0] = np.stack([x1 - x0 + g * x1, x3 - x0 + h * x3, x0], 1)
+    H[:, 1] = np.stack([y1 - y0 + g * y1, y3 - y0 + h * y3, y0], 1)
+    H[:, 2] = np.stack([g, h, np.ones_like(g)], 1)
+    return H
+
+
+def crop_matrices(quads: np.ndarray, regions, size: tuple[int, int]) -> np.ndarray:
+    """N×3×3 maps from crop pixels (x, y) to image pixels for the `regions` (u0, v0, u1, v1) of
+    the cards outlined by `quads`, crops of `size` (w, h)."""
+    sw, sh = size
+    r = np.asarray(regions, np.float64).reshape(-1, 4)
+    du, dv = (r[:, 2] - r[:, 0]) / sw, (r[:, 3] - r[:, 1]) / sh
+    a = np.zeros((len(r), 3, 3))
+    a[:, 0, 0], a[:, 0, 2] = du, r[:, 0] + 0.5 * du
+    a[:, 1, 1], a[:, 1, 2] = dv, r[:, 1] + 0.5 * dv
+    a[:, 2, 2] = 1.0
+    return unit_homographies(quads) @ a
+
+
+def warp_crops(pyr: Pyramid, quads: list[np.ndarray], regions: list[tuple[float, float, float, float]],
+               size: int | tuple[int, int] = CROP) -> list[np.ndarray]:
+    """The `region` of each card outlined by `quads`, resampled to `size` (uint8 BGR): the crop
+    maps (`crop_matrices`) of all at once, each sampled from the pyramid level where one crop
+    pixel covers one to two source pixels."""
+    if not quads:
+        return []
     sw, sh = (size, size) if isinstance(size, int) else size
-    m = crop_matrix(quad, region, (sw, sh))
-    if pyr.offset != (0, 0):
-        m = np.array([[1, 0, -pyr.offset[0]], [0, 1, -pyr.offset[1]], [0, 0, 1]], np.float64) @ m
+    m = crop_matrices(np.stack(quads), regions, (sw, sh))
+    m[:, 0] -= m[:, 2] * pyr.offset[0]
+    m[:, 1] -= m[:, 2] * pyr.offset[1]
     # Source pixels per crop pixel, from the crop's mapped edges.
-    pts = cv2.perspectiveTransform(np.array([[[0, 0], [sw, 0], [0, sh]]], np.float64), m)[0]
-    step = max(np.hypot(*(pts[1] - pts[0])) / sw, np.hypot(*(pts[2] - pts[0])) / sh)
-    k = max(0, int(math.floor(math.log2(step))) if step >= 2 else 0)
-    img = pyr.level(k)
-    k = len(pyr.levels) - 1 if k >= len(pyr.levels) else k
-    if k:
-        s = 0.5**k
-        m = np.array([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5], [0, 0, 1]]) @ m
-    return cv2.warpPerspective(img, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    pts = m @ np.array([[0.0, sw, 0.0], [0.0, 0.0, sh], [1.0, 1.0, 1.0]])
+    xy = pts[:, :2] / pts[:, 2:3]
+    step = np.maximum(np.hypot(*(xy[:, :, 1] - xy[:, :, 0]).T) / sw, np.hypot(*(xy[:, :, 2] - xy[:, :, 0]).T) / sh)
+    levels = np.where(step >= 2, np.floor(np.log2(np.maximum(step, 1.0))), 0).astype(int)
+    out = []
+    for mk, k in zip(m, levels.tolist(), strict=True):
+        img = pyr.level(k)
+        k = len(pyr.levels) - 1 if k >= len(pyr.levels) else k
+        if k:
+            s = 0.5**k
+            mk = np.array([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5], [0, 0, 1]]) @ mk
+        out.append(cv2.warpPerspective(img, mk, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE))
+    return out
 
 
 def rotate_quad(quad: np.ndarray, quarter_turns: int) -> np.ndarray:
     """The same outline with its reading frame turned by quarter turns (2 = upside down)."""
-    return np.roll(np.asarray(quad, np.float64).reshape(4, 2), -quarter_turns, axis=0)
+    return np.asarray(quad, np.float64).reshape(4, 2)[_TURNED[quarter_turns % 4]]
+
+
+_TURNED = [np.array([(i + t) % 4 for i in range(4)]) for t in range(4)]  # corner order after t quarter turns
 
 
 def preprocess(crops: np.ndarray) -> np.ndarray:

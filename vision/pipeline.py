@@ -33,13 +33,12 @@ import numpy as np
 from .classify import (
     CARD_CLASSES,
     CARD_REGION,
-    CROP,
     INDEX_REGION,
     Classifier,
     Pyramid,
     regions_box,
     rotate_quad,
-    warp_crop,
+    warp_crops,
 )
 from .colour import SUITS, card_white, hue_order_inks, measure_ink, name_ink, table_inks, table_white
 from .detect import Detection, Detector
@@ -358,7 +357,7 @@ class Recognizer:
         if not seen:
             return False
         pyr = Pyramid(image)
-        probs = self._classify([warp_crop(pyr, d.quad, CARD_REGION, CROP) for d in seen], ["card"] * len(seen))
+        probs = self._classify(warp_crops(pyr, [d.quad for d in seen], [CARD_REGION] * len(seen)), ["card"] * len(seen))
         q = probs.sum(axis=2) * self.allowed * self.card_classes
         return bool(np.any(q.max(axis=1) >= MIDDLE_IS_CARD))
 
@@ -458,7 +457,7 @@ class Recognizer:
         cfg = self.config
         t = time.perf_counter()
         cards = [_Card(d) for d in dets if d.inside]
-        crops, owners = [], []
+        quads, regions, owners = [], [], []
         for k, c in enumerate(cards):
             v = c.det.visible
             if v.get("centre", 0) >= cfg.centre_visible:
@@ -468,9 +467,10 @@ class Recognizer:
                     if v.get(f"index{turn}", 0) >= cfg.index_visible:
                         c.crops.append(("index", turn))
             for kind, turn in c.crops:
-                region = CARD_REGION if kind == "card" else INDEX_REGION
-                crops.append(warp_crop(ctx.pyramid, rotate_quad(c.det.quad, turn), region, CROP))
+                quads.append(rotate_quad(c.det.quad, turn))
+                regions.append(CARD_REGION if kind == "card" else INDEX_REGION)
                 owners.append(k)
+        crops = warp_crops(ctx.pyramid, quads, regions)
         ctx.timings["crops_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         kinds = [cards[k].crops[i][0] for k, i in _slots(owners)]
@@ -499,7 +499,7 @@ class Recognizer:
 
     def _auto_indices(self, ctx, cards, probs, owners):
         """Read the corner indices of fully visible cards only when the whole-card reading is unsure."""
-        extra, extra_owner = [], []
+        extra, extra_owner = [], []  # quads of the index crops to read, their cards
         for p, k in zip(probs, owners, strict=True):
             c = cards[k]
             if c.crops and c.crops[0][0] == "card":
@@ -509,11 +509,11 @@ class Recognizer:
                     for turn in (0, 2):
                         if c.det.visible.get(f"index{turn}", 0) >= self.config.index_visible:
                             c.crops.append(("index", turn))
-                            extra.append(warp_crop(ctx.pyramid, rotate_quad(c.det.quad, turn), INDEX_REGION, CROP))
+                            extra.append(rotate_quad(c.det.quad, turn))
                             extra_owner.append(k)
         if not extra:
             return probs, owners
-        more = self._classify(extra, ["index"] * len(extra))
+        more = self._classify(warp_crops(ctx.pyramid, extra, [INDEX_REGION] * len(extra)), ["index"] * len(extra))
         return np.concatenate([probs, more]), owners + extra_owner
 
     def _classify(self, crops: list[np.ndarray], kinds: list[str]) -> np.ndarray:
@@ -591,9 +591,9 @@ class Recognizer:
             kinds += [("index", t) for t in (0, 2) if c.det.visible.get(f"index{t}", 0) >= SEARCH_CORNER] or \
                 [("index", 0), ("index", 2)]
             plans.append(kinds)
-        crops = [warp_crop(ctx.pyramid, rotate_quad(_moved(c.det.quad, m), t),
-                           CARD_REGION if kind == "card" else INDEX_REGION, CROP)
-                 for c, kinds in zip(todo, plans, strict=True) for m in moves for kind, t in kinds]
+        todo_crops = [(rotate_quad(_moved(c.det.quad, m), t), CARD_REGION if kind == "card" else INDEX_REGION)
+                      for c, kinds in zip(todo, plans, strict=True) for m in moves for kind, t in kinds]
+        crops = warp_crops(ctx.pyramid, [q for q, _r in todo_crops], [r for _q, r in todo_crops])
         probs = iter(self._classify(crops, [kind for kinds in plans for _m in moves for kind, _t in kinds]))
         for c, kinds in zip(todo, plans, strict=True):
             best, best_m, best_card = self._sureness(c, barred), None, None
@@ -743,8 +743,8 @@ class Recognizer:
                              set(values), members))
         if not todo:
             return []
-        crops = [warp_crop(ctx.pyramid, rotate_quad(c.det.quad, t), INDEX_REGION, CROP)
-                 for c, *_rest in todo for _k, t in c.crops]
+        quads = [rotate_quad(c.det.quad, t) for c, *_rest in todo for _k, t in c.crops]
+        crops = warp_crops(ctx.pyramid, quads, [INDEX_REGION] * len(quads))
         probs = iter(self._classify(crops, ["index"] * len(crops)))
         found = []
         for c, va, vb, taken, members in todo:
@@ -855,14 +855,12 @@ class Recognizer:
         as white reference (the table's light for cards showing too little stock)."""
         if not self.coloured:
             return
+        numbered = [c for c in cards
+                    if c.joint is not None and CARD_CLASSES[int(c.joint.sum(axis=1).argmax())].isdigit()]
+        whole = warp_crops(ctx.pyramid, [c.det.quad for c in numbered], [(0.0, 0.0, 1.0, 1.0)] * len(numbered),
+                           COLOUR_CROP)
         todo = []
-        for c in cards:
-            if c.joint is None:
-                continue
-            best = int(c.joint.sum(axis=1).argmax())
-            if not CARD_CLASSES[best].isdigit():
-                continue
-            crop = warp_crop(ctx.pyramid, c.det.quad, (0.0, 0.0, 1.0, 1.0), COLOUR_CROP)
+        for c, crop in zip(numbered, whole, strict=True):
             seen = np.ones(crop.shape[:2], bool)
             if c.det.grid is not None:
                 seen = cv2.resize(c.det.grid, COLOUR_CROP, interpolation=cv2.INTER_NEAREST) > 0.6

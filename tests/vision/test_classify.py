@@ -19,7 +19,10 @@ from vision.classify import (
     preprocess,
     rotate_quad,
     top_k,
+    unit_homographies,
+    unit_homography,
     warp_crop,
+    warp_crops,
 )
 from vision.colour import SUITS, hue_order_inks, read_colour, sector, table_inks
 from vision.render import random_design, render_card
@@ -71,6 +74,41 @@ def test_large_cards_are_reduced_through_the_pyramid_without_aliasing():
     img, quad = _place(stripes, size=(1400, 1400), angle=0, persp=0.0)
     crop = warp_crop(Pyramid(img), quad, (0.1, 0.1, 0.9, 0.9), CROP).astype(float)
     assert crop.std() < 12 and abs(crop.mean() - 127) < 25
+
+
+def test_crops_of_many_outlines_at_once_are_each_outline_s_own():
+    """The batched geometry (closed-form homographies) gives OpenCV's maps, and each crop of a
+    batch is the crop of its own outline at its own pyramid level, in a window too."""
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (700, 900, 3), np.uint8)
+    quads, regions = [], []
+    for k in range(40):
+        c, w, a = rng.uniform(250, 450, 2), rng.uniform(15, 300), rng.uniform(0, math.pi)
+        u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        q = np.array([c - w / 2 * u - 0.7 * w * v, c + w / 2 * u - 0.7 * w * v, c + w / 2 * u + 0.7 * w * v,
+                      c - w / 2 * u + 0.7 * w * v])
+        quads.append(q + (rng.normal(0, 4, (4, 2)) if k % 2 else 0))  # half of them not parallelograms
+        regions.append(CARD_REGION if k % 3 else INDEX_REGION)
+    want = np.stack([unit_homography(q) for q in quads])
+    assert np.allclose(unit_homographies(np.stack(quads)), want / want[:, 2:, 2:], rtol=0, atol=1e-9)
+    for window in (None, (100, 90, 620, 640)):
+        pyr = Pyramid(img, window)
+        batch = warp_crops(pyr, quads, regions)
+        assert len(pyr.levels) > 2  # the large outlines were read from reduced levels
+        x0, y0 = pyr.offset
+        level0 = 0
+        for q, r, crop in zip(quads, regions, batch, strict=True):
+            assert np.array_equal(crop, warp_crop(Pyramid(img, window), q, r))
+            (u0, v0, u1, v1), n = r, CROP
+            a = np.array([[(u1 - u0) / n, 0, u0 + 0.5 * (u1 - u0) / n], [0, (v1 - v0) / n, v0 + 0.5 * (v1 - v0) / n],
+                          [0, 0, 1]])
+            m = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ unit_homography(q).astype(np.float64) @ a
+            if np.linalg.norm(m[:2, 0] / m[2, 2]) < 1.5:  # sampled from the photo itself: OpenCV's own crop
+                level0 += 1
+                ref = cv2.warpPerspective(pyr.image, m, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                          borderMode=cv2.BORDER_REPLICATE)
+                assert np.abs(crop.astype(int) - ref).max() <= 1
+        assert level0 >= 5
 
 
 def test_preprocess_removes_exposure_and_white_balance():
