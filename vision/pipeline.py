@@ -422,6 +422,12 @@ class Recognizer:
         t = time.perf_counter()
         dets = ctx.detections if self.game not in _NO_CARDS else []
         ctx.timings["detect_ms"] = (time.perf_counter() - t) * 1000
+        if window is None and dets and not readers_for(self.game or ""):
+            # Crops are cut only round the cards found (moved outlines and row gaps included):
+            # the reduced levels of the rest of the photo need not be made.
+            corners = np.concatenate([d.quad for d in dets])
+            box = (*corners.min(axis=0), *corners.max(axis=0))
+            ctx.pyramid = Pyramid(image, regions_box([box], int(REGION_CROP_PAD * (self.card_width or 100.0))))
         kept: list[CardReading] = []
         if regs is not None and self._last is not None:
             kept = [c for c in self._last.cards if not _centred_in(c, regs)]
