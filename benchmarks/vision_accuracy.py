@@ -165,7 +165,7 @@ def main() -> None:
     if a.json:
         print(json.dumps(summ))
         return
-    print(f"\nHOLDOUT accuracy ({a.pool} pool, {summ['scenes']} scenes, {summ['cards']} visible cards, seed {a.seed})")
+    print(f"\nCard accuracy ({a.pool} pool, {summ['scenes']} scenes, {summ['cards']} visible cards, seed {a.seed})")
     print(f"  cards read exactly      {summ['exact'] * 100:6.2f} %   (target >= 99.5)")
     print(f"  detection recall        {summ['recall'] * 100:6.2f} %   (target >= 99.5)")
     print(f"  detection precision     {summ['precision'] * 100:6.2f} %   (target >= 99.5)")
