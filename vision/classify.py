@@ -46,8 +46,7 @@ CARD_CLASSES = tuple(str(n) for n in range(1, NUMBER_MAX + 1)) + SPECIALS
 
 def unit_homography(quad: np.ndarray) -> np.ndarray:
     """Homography from the unit square (u, v) to image pixels of `quad` (TL, TR, BR, BL)."""
-    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    return cv2.getPerspectiveTransform(src, np.asarray(quad, np.float32).reshape(4, 2))
+    return unit_homographies(quad)[0]
 
 
 class Pyramid:
@@ -95,10 +94,10 @@ def warp_crop(pyr: Pyramid, quad: np.ndarray, region: tuple[float, float, float,
 
 
 def unit_homographies(quads: np.ndarray) -> np.ndarray:
-    """`unit_homography` of N quads at once (N×3×3), in closed form (Heckbert's square to
-    quadrilateral): a read builds a hundred crops or more, and one OpenCV call per crop cost
-    more than the warps themselves."""
-    # Corners rounded to float32 first, as cv2.getPerspectiveTransform takes them: the same crops.
+    """Homographies from the unit square to each of N quads (N×3×3), in closed form (Heckbert's
+    square to quadrilateral): a read builds a hundred crops or more, and one
+    `cv2.getPerspectiveTransform` per crop cost more than the warps themselves."""
+    # Corners rounded to float32 first, as cv2.getPerspectiveTransform takes them: its maps to 1e-13.
     q = np.asarray(quads, np.float32).astype(np.float64).reshape(-1, 4, 2)
     (x0, y0), (x1, y1), (x2, y2), (x3, y3) = (q[:, i].T for i in range(4))
     sx, sy = x0 - x1 + x2 - x3, y0 - y1 + y2 - y3
