@@ -343,6 +343,9 @@ class Recognizer:
         self.card_width = getattr(self.profile, "card_width_px", None) if self.profile is not None else None
         self.turn = 0.0
         self._last = None
+        # Kept readings as row anchors, by id (the reading held too, so the id stays its own):
+        # a region re-read takes the same readings again, and making them anew cost 1-2 ms.
+        self._anchors: dict[int, tuple[CardReading, Detection | None, np.ndarray | None]] = {}
 
     def _find(self, image: np.ndarray, card_width: float | None, window: tuple[int, int, int, int] | None = None,
               focus: tuple[int, int, int, int] | None = None) -> tuple[list[Detection], float | None]:
@@ -651,7 +654,7 @@ class Recognizer:
             return
         live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
                 and self._in_row(c)]
-        anchors = {id(a): a for a in (self._as_card(r) for r in kept) if a is not None}
+        anchors = {id(a): a for a in self._as_cards(kept)}
         live += anchors.values()
         rows = self._game_rows(live)
         gaps = [(row, m) for row, m in rows if empty_places(row)]
@@ -673,11 +676,26 @@ class Recognizer:
             if self.coloured:
                 _row_colours(members)
 
-    def _as_card(self, r: CardReading) -> _Card | None:
-        """A reading kept from an earlier picture as a card of this one (as sure as it was read)."""
+    def _as_cards(self, kept: Iterable[CardReading]) -> list[_Card]:
+        """The readings kept from an earlier picture that are number cards, as cards of this one
+        (as sure as they were read)."""
+        made, self._anchors = self._anchors, {}
+        out = []
+        for r in kept:
+            hit = made.get(id(r))
+            if hit is None or hit[0] is not r:
+                hit = (r, *self._anchor(r))
+            self._anchors[id(r)] = hit
+            _r, det, joint = hit
+            if det is not None and joint is not None:
+                out.append(_Card(det, joint=joint.copy(), card_prob=1.0, colour=r.color, colour_conf=1.0))
+        return out
+
+    def _anchor(self, r: CardReading) -> tuple[Detection | None, np.ndarray | None]:
+        """The outline and joint reading of a kept reading, if it is a card that lies in rows."""
         label = str(r.value) if r.kind == "number" else r.kind
         if label not in CARD_CLASSES:
-            return None
+            return None, None
         q = np.asarray(r.corners, np.float64)
         v = q[3] - q[0]
         det = Detection(quad=q, centre=(float(q[:, 0].mean()), float(q[:, 1].mean())),
@@ -688,8 +706,8 @@ class Recognizer:
         joint = np.zeros((len(CARD_CLASSES), 2))
         joint[deck, 0] = (1.0 - r.confidence) / max(1, int(deck.sum()) - 1)
         joint[CARD_CLASSES.index(label), 0] = r.confidence
-        c = _Card(det, joint=joint / joint.sum(), card_prob=1.0, colour=r.color, colour_conf=1.0)
-        return c if self._in_row(c) else None
+        joint = joint / joint.sum()
+        return (det, joint) if self._in_row(_Card(det, joint=joint)) else (None, None)
 
     def _game_rows(self, live: list[_Card]) -> list[tuple[Row, list[_Card]]]:
         """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:

@@ -119,6 +119,37 @@ def test_a_region_read_crops_as_from_the_whole_photo(monkeypatch):
     assert small == large
 
 
+def test_region_reads_take_the_kept_readings_as_row_anchors_made_once(monkeypatch):
+    """The readings kept outside a region re-read anchor its rows; made once and taken again
+    by the next re-reads, they give the readings that anchors made anew give."""
+    scene = random_scene("elfer-raus", np.random.default_rng([7000, 5]), "holdout", mode="overlap", rows=3,
+                         hand=False)
+    image, truth = render(scene)
+    rec = Recognizer("elfer-raus")
+    full = rec.read(image)
+    made = []
+    real = rec._anchor
+    monkeypatch.setattr(rec, "_anchor", lambda r: made.append(r) or real(r))
+    regions = []
+    for t in truth["cards"][::4][:4]:
+        q = np.asarray(t["corners"])
+        x0, y0 = (q.min(axis=0) - 10).astype(int)
+        x1, y1 = (q.max(axis=0) + 10).astype(int)
+        regions.append([(int(x0), int(y0), int(x1), int(y1))])
+    for reg in regions:
+        last = rec._last
+        rec.read(image, regions=reg)
+        rec._last = last
+        made.clear()
+        cached = rec.read(image, regions=reg)
+        assert not made  # the same kept readings: their anchors made by the read before
+        rec._last, rec._anchors = last, {}
+        anew = rec.read(image, regions=reg)
+        assert len(made) >= 15
+        assert [c.to_json() for c in cached.cards] == [c.to_json() for c in anew.cards]
+    assert len(full.cards) >= 20
+
+
 def test_board_games_get_readers_through_the_registry(monkeypatch):
     import vision.dice  # noqa: F401 - imported first: importing a plugin registers its reader,
     import vision.pipeline as pl
