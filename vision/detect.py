@@ -363,33 +363,56 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
             return []
         keep = [k for k in range(len(inst)) if near[k] or seen[k]]
         inst, seen = [inst[k] for k in keep], [seen[k] for k in keep]
-    poses = []  # (centre, direction, width, height, seen whole) of each instance, output grid
     edges = _EdgeField(maps[0])  # computed on first use
-    for (sel, _n, (rx, ry), (rw, rh), long_edge), is_whole in zip(inst, seen, strict=True):
-        if is_whole:
-            # Seen whole: the fitted rectangle is the outline.
-            poses.append((np.array([rx, ry]), math.atan2(long_edge[1], long_edge[0]) % math.pi, rw, rh, True))
-        else:
-            # Partly hidden: the voted centre, the direction of its free edges (the network's
-            # direction picks which of the two square directions is the long side), the
-            # table's card size.
-            c2 = float(np.mean(maps[3][ys[sel], xs[sel]]))
-            s2 = float(np.mean(maps[4][ys[sel], xs[sel]]))
-            th = edges.direction(xs[sel], ys[sel], c2, s2)
-            poses.append((np.array([np.median(vx[sel]), np.median(vy[sel])]), th, cw, ch, False))
-    poses = _aligned_with_neighbours(poses, ch)
-    poses = [pose if pose[4] else _placed_by_free_edges(pose, xs[sel], ys[sel], face, face_bleed)
-             for pose, (sel, *_rest) in zip(poses, inst, strict=True)]
-
-    dets: list[Detection | None] = []  # None: outside the focus, only a possible coverer of fragments
-    frames: list[tuple] = []  # (frame, own pixels) of each instance, output grid
     s = out.scale
     x0, y0 = out.offset
-    for (sel, n, _c, _r, _e), (c, th, wj, hj, _whole) in zip(inst, poses, strict=True):
-        if th == 0.0:
-            th = math.pi
+    # Partly hidden cards whose centre lies outside the focus whatever their free edges move it
+    # (by under FREE_SHIFT of a card along each side) give no outline: their pose is settled
+    # only if they might cover a fragment (`_without_fragments`).
+    reach = FREE_SHIFT * math.hypot(cw, ch) * 2.0 / s + FAR_MARGIN  # image pixels
+    poses: dict[int, tuple] = {}  # (centre, direction, width, height, seen whole) once settled, output grid
+    voted: dict[int, np.ndarray] = {}  # voted centres of the partly hidden cards
+    far: set[int] = set()  # partly hidden cards that give no outline (centred outside the focus)
+    for k, ((sel, _n, (rx, ry), (rw, rh), long_edge), is_whole) in enumerate(zip(inst, seen, strict=True)):
+        if is_whole:
+            # Seen whole: the fitted rectangle is the outline.
+            poses[k] = (np.array([rx, ry]), math.atan2(long_edge[1], long_edge[0]) % math.pi, rw, rh, True)
+            continue
+        voted[k] = c = np.array([np.median(vx[sel]), np.median(vy[sel])])
+        if focus is not None:
+            cx, cy = out_to_full(c[None], s)[0] + [x0, y0]
+            if max(focus[0] - cx, cx - focus[2], focus[1] - cy, cy - focus[3]) > reach:
+                far.add(k)
+    whole = [(c, th) for c, th, _w, _h, _s in poses.values()]
+
+    def pose_of(k: int) -> tuple:
+        """A partly hidden card's pose: the voted centre, the direction of its free edges (the
+        network's direction picks which of the two square directions is the long side), the
+        table's card size; lined up with a whole neighbour, placed by its free edges."""
+        if k not in poses:
+            sel, c = inst[k][0], voted[k]
+            c2 = float(np.mean(maps[3][ys[sel], xs[sel]]))
+            s2 = float(np.mean(maps[4][ys[sel], xs[sel]]))
+            th = _aligned_with_neighbour(c, edges.direction(xs[sel], ys[sel], c2, s2), whole, ch)
+            poses[k] = _placed_by_free_edges((c, th, cw, ch, False), xs[sel], ys[sel], face, face_bleed)
+        return poses[k]
+
+    def frame_of(k: int) -> tuple:
+        """(centre, u, v, width, height) of an instance, output grid."""
+        c, th, wj, hj, _whole = pose_of(k)
+        return c, *_axes(math.pi if th == 0.0 else th), wj, hj
+
+    own = [(xs[sel].astype(np.float64), ys[sel].astype(np.float64)) for sel, *_rest in inst]
+    dets: list[Detection | None] = []  # None: outside the focus, only a possible coverer of fragments
+    frames: dict[int, tuple] = {}
+    for k, (sel, n, _c, _r, _e) in enumerate(inst):
+        if k in far:
+            dets.append(None)
+            continue
+        c, th, wj, hj, _whole = pose_of(k)
+        th = math.pi if th == 0.0 else th
         u, v = _axes(th)
-        frames.append(((c, u, v, wj, hj), xs[sel].astype(np.float64), ys[sel].astype(np.float64)))
+        frame = frames[k] = (c, u, v, wj, hj)
         centre = out_to_full(c[None], s)[0] + [x0, y0]
         if focus is not None and not (focus[0] <= centre[0] < focus[2] and focus[1] <= centre[1] < focus[3]):
             dets.append(None)
@@ -398,8 +421,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
                       c - wj / 2 * u + hj / 2 * v])
         # What part of the card is seen: its own pixels against all pixel centres of the card
         # (same lattice, so a region fully in view counts 1.0 whatever its size).
-        frame, x_own, y_own = frames[-1]
-        uu, vv = _card_uv(x_own, y_own, frame)
+        uu, vv = _card_uv(*own[k], frame)
         bx0, by0 = np.floor(q.min(axis=0)).astype(int)
         bx1, by1 = np.ceil(q.max(axis=0)).astype(int)
         ly, lx = np.mgrid[by0:by1 + 1, bx0:bx1 + 1]
@@ -414,7 +436,8 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
                               inside=inside, grid=grid))
-    kept = _without_fragments([len(sel) for sel, *_rest in inst], frames)
+    kept = _without_fragments([len(sel) for sel, *_rest in inst], own,
+                              lambda k: frames[k] if k in frames else frames.setdefault(k, frame_of(k)))
     return [d for i, d in enumerate(dets) if d is not None and i in kept]
 
 
@@ -475,6 +498,7 @@ def _axes(th: float) -> tuple[np.ndarray, np.ndarray]:
 
 FREE_FACE = 0.5  # share of face pixels just past a side above which that side is covered, not free
 FREE_SHIFT = 0.15  # largest move of a voted centre (card sizes) that the free edges may make
+FAR_MARGIN = 1.0  # image pixels past a centre's reach from the focus at which its card is certainly outside it
 
 
 def _placed_by_free_edges(pose: tuple, xs: np.ndarray, ys: np.ndarray, face: np.ndarray,
@@ -521,41 +545,37 @@ def _placed_by_free_edges(pose: tuple, xs: np.ndarray, ys: np.ndarray, face: np.
 ROW_ANGLE_DEG = 12.0  # a hidden card within this of a whole neighbour's direction lies as it does
 
 
-def _aligned_with_neighbours(poses: list[tuple], ch: float) -> list[tuple]:
+def _aligned_with_neighbour(c: np.ndarray, th: float, whole: list[tuple[np.ndarray, float]], ch: float) -> float:
     """A partly hidden card's direction from its nearest card seen whole lying (nearly) the same
     way within two card heights: rows and piles lie one way, and the outline of a whole card
-    gives its direction more exactly than the network's estimate on a narrow visible strip."""
-    whole = [(c, th) for c, th, _w, _h, w in poses if w]
-    if not whole:
-        return poses
-    out = []
-    for c, th, wj, hj, is_whole in poses:
-        if not is_whole:
-            best = 2.0 * ch
-            for cw_, thw in whole:
-                d = float(np.linalg.norm(cw_ - c))
-                turn = abs((thw - th + math.pi / 2) % math.pi - math.pi / 2)
-                if d < best and turn < math.radians(ROW_ANGLE_DEG):
-                    best, th = d, thw
-        out.append((c, th, wj, hj, is_whole))
-    return out
+    gives its direction more exactly than the network's estimate on a narrow visible strip.
+    `whole`: (centre, direction) of the cards seen whole."""
+    best = 2.0 * ch
+    for cw_, thw in whole:
+        d = float(np.linalg.norm(cw_ - c))
+        turn = abs((thw - th + math.pi / 2) % math.pi - math.pi / 2)
+        if d < best and turn < math.radians(ROW_ANGLE_DEG):
+            best, th = d, thw
+    return th
 
 
 FRAGMENT_SHARE = 0.7  # an instance this much inside cards three times its size is pieces of them
 
 
-def _without_fragments(pixels: list[int], frames: list[tuple]) -> set[int]:
+def _without_fragments(pixels: list[int], own: list[tuple[np.ndarray, np.ndarray]],
+                       frame_of: Callable[[int], tuple]) -> set[int]:
     """The instances that are not small ones lying inside larger cards' outlines: votes split
     between two peaks (the pixels along the seam of two touching cards, say) leave a fragment
-    that is no card. `pixels`: each instance's count of own pixels."""
+    that is no card. `pixels`: each instance's count of own pixels; `own`: those pixels;
+    `frame_of`: an instance's frame (asked only of those that may cover a fragment)."""
     order = sorted(range(len(pixels)), key=lambda i: -pixels[i])
     kept: list[int] = []
     for i in order:
-        _f, x, y = frames[i]
+        x, y = own[i]
         covered = np.zeros(len(x), bool)
         for j in kept:
             if pixels[j] >= 3 * pixels[i]:
-                uu, vv = _card_uv(x, y, frames[j][0])
+                uu, vv = _card_uv(x, y, frame_of(j))
                 covered |= (uu >= 0) & (uu <= 1) & (vv >= 0) & (vv <= 1)
         if covered.mean() < FRAGMENT_SHARE:
             kept.append(i)

@@ -195,17 +195,16 @@ def test_a_hidden_card_lies_like_its_whole_neighbour_in_a_row():
     nearly the same way gives the row's direction. Cards turned well apart keep their own."""
     import math
 
-    from vision.detect import _aligned_with_neighbours
+    from vision.detect import _aligned_with_neighbour
 
-    whole = (np.array([100.0, 50.0]), math.radians(95.0), 18.0, 26.0, True)
-    strip = (np.array([108.0, 50.0]), math.radians(88.0), 18.0, 26.0, False)
-    loose = (np.array([95.0, 60.0]), math.radians(140.0), 18.0, 26.0, False)
-    far = (np.array([300.0, 50.0]), math.radians(90.0), 18.0, 26.0, False)
-    out = _aligned_with_neighbours([whole, strip, loose, far], 26.0)
-    assert math.degrees(out[1][1]) == pytest.approx(95.0)
-    assert math.degrees(out[2][1]) == pytest.approx(140.0)
-    assert math.degrees(out[3][1]) == pytest.approx(90.0)
-    assert out[0] is whole or math.degrees(out[0][1]) == pytest.approx(95.0)
+    whole = [(np.array([100.0, 50.0]), math.radians(95.0))]
+    strip = _aligned_with_neighbour(np.array([108.0, 50.0]), math.radians(88.0), whole, 26.0)
+    loose = _aligned_with_neighbour(np.array([95.0, 60.0]), math.radians(140.0), whole, 26.0)
+    far = _aligned_with_neighbour(np.array([300.0, 50.0]), math.radians(90.0), whole, 26.0)
+    assert math.degrees(strip) == pytest.approx(95.0)
+    assert math.degrees(loose) == pytest.approx(140.0)
+    assert math.degrees(far) == pytest.approx(90.0)
+    assert _aligned_with_neighbour(np.array([108.0, 50.0]), math.radians(88.0), [], 26.0) == math.radians(88.0)
 
 
 @pytest.mark.parametrize("deg", [30.0, 62.0, 118.0, 165.0])
@@ -324,3 +323,42 @@ def test_a_card_cut_by_the_pictures_border_is_not_read():
     assert within_picture(q, 100.0, 640, 480)
     assert not within_picture(q - [13.0, 0.0], 100.0, 640, 480)
     assert not within_picture(q + [0.0, 233.0], 100.0, 640, 480)
+
+
+def test_hidden_cards_far_from_a_focus_are_placed_only_if_they_may_cover_a_fragment(monkeypatch):
+    """A region read again outlines only the cards centred in it: partly hidden cards whose
+    voted centre lies beyond any move of their free edges from it are placed only when they
+    might cover a fragment. The outlines are the same as when every card is placed."""
+    import vision.detect as det
+    from vision.pipeline import Recognizer
+    from vision.render import random_scene
+
+    scene = random_scene("elfer-raus", np.random.default_rng([7000, 8]), "holdout", mode="overlap", rows=3,
+                         hand=False)
+    image, truth = render(scene)
+    rec = Recognizer("elfer-raus")
+    rec.read(image)
+    h, w = image.shape[:2]
+    placed = []
+    real = det._placed_by_free_edges
+    monkeypatch.setattr(det, "_placed_by_free_edges", lambda *a: placed.append(1) or real(*a))
+
+    def outlines(margin: float) -> tuple[list, int]:
+        monkeypatch.setattr(det, "FAR_MARGIN", margin)
+        placed.clear()
+        got = []
+        for t in truth["cards"][::2]:
+            q = np.asarray(t["corners"])
+            x0, y0 = (q.min(axis=0) - 10).astype(int)
+            x1, y1 = (q.max(axis=0) + 10).astype(int)
+            pad = int(1.2 * rec.card_width)
+            win = (max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad))
+            dets, _ = rec.detector.detect(image, rec.card_width, window=win, focus=(x0, y0, x1, y1))
+            got.append([(np.round(d.quad, 9).tolist(), d.visible, d.grid.tolist()) for d in dets])
+        return got, len(placed)
+
+    lazy, n_lazy = outlines(det.FAR_MARGIN)
+    every, n_every = outlines(1e9)
+    assert sum(map(len, lazy)) >= 8
+    assert lazy == every
+    assert n_lazy < 0.7 * n_every
