@@ -436,9 +436,17 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
                               inside=inside, grid=grid))
-    kept = _without_fragments([len(sel) for sel, *_rest in inst], own,
-                              lambda k: frames[k] if k in frames else frames.setdefault(k, frame_of(k)))
-    return [d for i, d in enumerate(dets) if d is not None and i in kept]
+    pixels = [len(sel) for sel, *_rest in inst]
+    outlined = [i for i, d in enumerate(dets) if d is not None]
+    if not outlined:
+        return []
+    # Only the outlined cards and those large enough to cover one of them need be sorted out
+    # (a card's coverers are three times its size, and theirs larger still).
+    least = min(pixels[i] for i in outlined)
+    wanted = set(outlined) | {i for i, n in enumerate(pixels) if n >= 3 * least}
+    kept = _without_fragments(pixels, own, lambda k: frames[k] if k in frames else frames.setdefault(k, frame_of(k)),
+                              wanted)
+    return [dets[i] for i in outlined if i in kept]
 
 
 EDGE_SIGMA = 1.5  # output pixels
@@ -563,14 +571,17 @@ FRAGMENT_SHARE = 0.7  # an instance this much inside cards three times its size 
 
 
 def _without_fragments(pixels: list[int], own: list[tuple[np.ndarray, np.ndarray]],
-                       frame_of: Callable[[int], tuple]) -> set[int]:
+                       frame_of: Callable[[int], tuple], wanted: set[int] | None = None) -> set[int]:
     """The instances that are not small ones lying inside larger cards' outlines: votes split
     between two peaks (the pixels along the seam of two touching cards, say) leave a fragment
     that is no card. `pixels`: each instance's count of own pixels; `own`: those pixels;
-    `frame_of`: an instance's frame (asked only of those that may cover a fragment)."""
+    `frame_of`: an instance's frame (asked only of those that may cover a fragment); `wanted`:
+    the instances to sort out (with every one three times the size of one of them), else all."""
     order = sorted(range(len(pixels)), key=lambda i: -pixels[i])
     kept: list[int] = []
     for i in order:
+        if wanted is not None and i not in wanted:
+            continue
         x, y = own[i]
         covered = np.zeros(len(x), bool)
         for j in kept:

@@ -362,3 +362,31 @@ def test_hidden_cards_far_from_a_focus_are_placed_only_if_they_may_cover_a_fragm
     assert sum(map(len, lazy)) >= 8
     assert lazy == every
     assert n_lazy < 0.7 * n_every
+
+
+def test_fragments_sorted_out_among_the_wanted_cards_as_among_all():
+    """A region read sorts out fragments only among the cards it outlines and those large
+    enough to cover one of them: for those cards the verdict is the one made among all."""
+    import math
+
+    from vision.detect import _axes, _without_fragments
+
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        frames, own = [], []
+        for _k in range(int(rng.integers(4, 25))):
+            w = float(rng.uniform(3, 30))
+            c = rng.uniform(0, 60, 2)
+            u, v = _axes(float(rng.uniform(0, math.pi)))
+            frames.append((c, u, v, w, 1.4 * w))
+            a = rng.uniform(-0.5, 0.5, (int(w * w * rng.uniform(0.2, 1.4)) + 1, 2))
+            pts = c + a[:, :1] * w * u + a[:, 1:] * 1.4 * w * v
+            own.append((pts[:, 0], pts[:, 1]))
+        pixels = [len(x) for x, _y in own]
+        every = _without_fragments(pixels, own, frames.__getitem__)
+        outlined = {int(i) for i in rng.choice(len(pixels), int(rng.integers(1, len(pixels) + 1)), replace=False)}
+        least = min(pixels[i] for i in outlined)
+        wanted = outlined | {i for i, n in enumerate(pixels) if n >= 3 * least}
+        some = _without_fragments(pixels, own, frames.__getitem__, wanted)
+        assert some & outlined == every & outlined
+        assert some <= wanted
