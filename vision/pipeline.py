@@ -677,8 +677,8 @@ class Recognizer:
                 _row_colours(members)
 
     def _as_cards(self, kept: Iterable[CardReading]) -> list[_Card]:
-        """The readings kept from an earlier picture that are number cards, as cards of this one
-        (as sure as they were read)."""
+        """The readings kept from an earlier picture that lie in rows (number cards, jokers), as
+        cards of this one (as sure as they were read)."""
         made, self._anchors = self._anchors, {}
         out = []
         for r in kept:
