@@ -397,22 +397,24 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
             poses[k] = _placed_by_free_edges((c, th, cw, ch, False), xs[sel], ys[sel], face, face_bleed)
         return poses[k]
 
+    frames: dict[int, tuple] = {}
+
     def frame_of(k: int) -> tuple:
         """(centre, u, v, width, height) of an instance, output grid."""
-        c, th, wj, hj, _whole = pose_of(k)
-        return c, *_axes(math.pi if th == 0.0 else th), wj, hj
+        if k not in frames:
+            c, th, wj, hj, _whole = pose_of(k)
+            frames[k] = (c, *_axes(th or math.pi), wj, hj)
+        return frames[k]
 
     own = [(xs[sel].astype(np.float64), ys[sel].astype(np.float64)) for sel, *_rest in inst]
     dets: list[Detection | None] = []  # None: outside the focus, only a possible coverer of fragments
-    frames: dict[int, tuple] = {}
     for k, (sel, n, _c, _r, _e) in enumerate(inst):
         if k in far:
             dets.append(None)
             continue
-        c, th, wj, hj, _whole = pose_of(k)
-        th = math.pi if th == 0.0 else th
-        u, v = _axes(th)
-        frame = frames[k] = (c, u, v, wj, hj)
+        frame = frame_of(k)
+        c, u, v, wj, hj = frame
+        th = pose_of(k)[1] or math.pi
         centre = out_to_full(c[None], s)[0] + [x0, y0]
         if focus is not None and not (focus[0] <= centre[0] < focus[2] and focus[1] <= centre[1] < focus[3]):
             dets.append(None)
@@ -444,8 +446,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
     # (a card's coverers are three times its size, and theirs larger still).
     least = min(pixels[i] for i in outlined)
     wanted = set(outlined) | {i for i, n in enumerate(pixels) if n >= 3 * least}
-    kept = _without_fragments(pixels, own, lambda k: frames[k] if k in frames else frames.setdefault(k, frame_of(k)),
-                              wanted)
+    kept = _without_fragments(pixels, own, frame_of, wanted)
     return [dets[i] for i in outlined if i in kept]
 
 
