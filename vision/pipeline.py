@@ -40,7 +40,7 @@ from .classify import (
     rotate_quad,
     warp_crops,
 )
-from .colour import SUITS, card_white, hue_order_inks, measure_ink, name_ink, table_inks, table_white
+from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
 from .rows import Outline, Row, empty_places, find_rows, row_evidence
@@ -881,27 +881,29 @@ class Recognizer:
             return
         numbered = [c for c in cards
                     if c.joint is not None and CARD_CLASSES[int(c.joint.sum(axis=1).argmax())].isdigit()]
+        if not numbered:
+            return
         whole = warp_crops(ctx.pyramid, [c.det.quad for c in numbered], [(0.0, 0.0, 1.0, 1.0)] * len(numbered),
                            COLOUR_CROP)
-        todo = []
-        for c, crop in zip(numbered, whole, strict=True):
-            seen = np.ones(crop.shape[:2], bool)
+        seen = np.ones((len(numbered), COLOUR_CROP[1], COLOUR_CROP[0]), bool)
+        for k, c in enumerate(numbered):
             if c.det.grid is not None:
-                seen = cv2.resize(c.det.grid, COLOUR_CROP, interpolation=cv2.INTER_NEAREST) > 0.6
-            seen[:2], seen[-2:], seen[:, :2], seen[:, -2:] = False, False, False, False
-            pix = crop[seen]
-            if len(pix) < 20:
-                pix = crop[2:-2, 2:-2].reshape(-1, 3)
-            todo.append((c, pix))
-        stocks = [card_white(p) for _c, p in todo]
+                seen[k] = cv2.resize(c.det.grid, COLOUR_CROP, interpolation=cv2.INTER_NEAREST) > 0.6
+        seen[:, :2], seen[:, -2:], seen[:, :, :2], seen[:, :, -2:] = False, False, False, False
+        counts = seen.sum(axis=(1, 2))
+        seen[counts < 20, 2:-2, 2:-2] = True  # too little in view: the whole face
+        counts = seen.sum(axis=(1, 2))
+        # The pixels in view of all cards at once (one mask over the stacked crops), card by card.
+        pixs = np.split(np.stack(whole)[seen], np.cumsum(counts)[:-1])
+        stocks = card_whites(pixs)
         light = table_white(stocks)
         inks = getattr(self.profile, "inks", None) if self.profile is not None else None
-        measured = [measure_ink(pix, light=light, stock=st) for (_c, pix), st in zip(todo, stocks, strict=True)]
-        readings = [name_ink(m, SUITS, inks=inks or None) for m in measured]
+        measured = measure_inks(pixs, light, stocks=stocks)
+        readings = name_inks(measured, SUITS, inks=inks or None)
         if not inks:  # no profile: this table's own inks, measured on a first reading
             table = hue_order_inks(readings) or table_inks(readings)
             if table:  # named again against the same white
-                readings = [name_ink(m, SUITS, inks=table) for m in measured]
-        for (c, _pix), r in zip(todo, readings, strict=True):
+                readings = name_inks(measured, SUITS, inks=table)
+        for c, r in zip(numbered, readings, strict=True):
             c.colour = r.name
             c.colour_conf = max(0.05, min(1.0, 0.5 + 0.5 * r.confidence)) if r.name else 0.05

@@ -322,6 +322,43 @@ def test_the_fast_percentile_of_a_card_is_numpys_to_the_bit():
                 assert got == want and np.asarray(got).dtype == np.asarray(want).dtype, (n, q, got, want)
 
 
+def test_cards_named_together_are_named_as_one_by_one():
+    """A read names all its cards' colours in one pass (`card_whites`, `measure_inks`,
+    `name_inks`): each card's result is the one it gets alone, to the bit, whatever its
+    neighbours in the batch (sizes, a card showing no stock read by the table's light, one of
+    too few pixels, weights, inks given or not)."""
+    from vision.colour import _median_bgr, card_white, card_whites, measure_ink, measure_inks, name_ink, name_inks
+
+    rng = np.random.default_rng(21)
+    cast = kelvin_rgb(3200) / kelvin_rgb(5000)
+    cast = cast / cast[1]
+    inks = suit_inks(rng, "vivid")
+    pixs = [_card_pixels(inks[SUITS[k % 4]], (0.95, 0.96, 0.97), cast, float(rng.uniform(0.5, 1.0)), rng,
+                         ink_share=float(rng.uniform(0.1, 0.5)))[: int(rng.integers(30, 900))] for k in range(9)]
+    pixs[3] = _card_pixels(inks["yellow"], inks["yellow"], cast, 0.9, rng, ink_share=0.5)  # no stock in view
+    pixs[5] = pixs[5][:4]  # too few pixels to say
+    light = np.asarray(cast) / np.max(cast)
+    stocks = card_whites(pixs[:5] + pixs[6:])
+    assert [tuple(w) + (s,) for w, s in stocks] == [tuple(w) + (s,) for w, s in map(card_white, pixs[:5] + pixs[6:])]
+    stocks.insert(5, None)
+    weights = [None if k % 2 else rng.random(len(p)) for k, p in enumerate(pixs)]
+    together = measure_inks(pixs, light, weights=weights, stocks=stocks)
+    alone = [measure_ink(p, light=light, weights=w, stock=s) for p, w, s in zip(pixs, weights, stocks, strict=True)]
+    assert together[5] is None and alone[5] is None
+    for a, b in zip(together, alone, strict=True):
+        if a is not None:
+            assert a.top == b.top and (a.white == b.white).all() and (a.sel == b.sel).all()
+            assert (a.weights == b.weights).all() and (a.hue == b.hue).all() and (a.L == b.L).all()
+    table = {"red": (50.0, 30.0), "yellow": (5.0, 60.0), "green": (-40.0, 20.0)}  # no blue: sectors for it
+    for given in (None, table):
+        # repr: exact for floats, and NaN (no hue) equals NaN
+        assert repr(name_inks(together, SUITS, given)) == repr([name_ink(m, SUITS, given) for m in alone])
+    assert any(r.name is not None for r in name_inks(together, SUITS))
+    for n in (1, 2, 3, 40, 41):
+        p = (rng.random((n, 3)) * 255).astype(np.float32)
+        assert (_median_bgr(p) == np.median(p, axis=0)).all()
+
+
 def test_colour_uses_the_table_light_when_a_card_shows_no_stock():
     rng = np.random.default_rng(0)
     cast = kelvin_rgb(2800) / kelvin_rgb(5000)
