@@ -407,37 +407,30 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
         return frames[k]
 
     own = [(xs[sel].astype(np.float64), ys[sel].astype(np.float64)) for sel, *_rest in inst]
-    dets: list[Detection | None] = []  # None: outside the focus, only a possible coverer of fragments
-    for k, (sel, n, _c, _r, _e) in enumerate(inst):
+    placed: list[tuple[int, np.ndarray, float, np.ndarray]] = []  # (instance, centre, direction, outline)
+    for k in range(len(inst)):
         if k in far:
-            dets.append(None)
             continue
-        frame = frame_of(k)
-        c, u, v, wj, hj = frame
-        th = pose_of(k)[1] or math.pi
+        c, u, v, wj, hj = frame_of(k)
         centre = out_to_full(c[None], s)[0] + [x0, y0]
         if focus is not None and not (focus[0] <= centre[0] < focus[2] and focus[1] <= centre[1] < focus[3]):
-            dets.append(None)
             continue
         q = np.array([c - wj / 2 * u - hj / 2 * v, c + wj / 2 * u - hj / 2 * v, c + wj / 2 * u + hj / 2 * v,
                       c - wj / 2 * u + hj / 2 * v])
-        # What part of the card is seen: its own pixels against all pixel centres of the card
-        # (same lattice, so a region fully in view counts 1.0 whatever its size).
-        uu, vv = _card_uv(*own[k], frame)
-        bx0, by0 = np.floor(q.min(axis=0)).astype(int)
-        bx1, by1 = np.ceil(q.max(axis=0)).astype(int)
-        ly, lx = np.mgrid[by0:by1 + 1, bx0:bx1 + 1]
-        lu, lv = _card_uv(lx.ravel().astype(np.float64), ly.ravel().astype(np.float64), frame)
-        vis = {name: _coverage(uu, vv, lu, lv, bx) for name, bx in
-               (("centre", CENTRE_BOX), ("index0", INDEX_BOXES[0]), ("index2", INDEX_BOXES[2]))}
-        grid = _cells(uu, vv) / np.maximum(_cells(lu, lv), 1.0)
-        grid = np.clip(grid, 0, 1).astype(np.float32)
+        placed.append((k, centre, pose_of(k)[1] or math.pi, q))
+    # What part of each card is seen: its own pixels against all pixel centres of the card.
+    seen_of = _visibility([own[k] for k, *_r in placed], [frame_of(k) for k, *_r in placed],
+                          [q for *_r, q in placed])
+    dets: list[Detection | None] = [None] * len(inst)  # None: outside the focus, only a possible coverer
+    for (k, centre, th, q), (vis, grid) in zip(placed, seen_of, strict=True):
+        sel, n = inst[k][0], inst[k][1]
+        wj, hj = frame_of(k)[3:]
         quad = out_to_full(q, s) + [x0, y0]
         sw = 2.0 / s
         inside = within_picture(quad, wj * sw, img_w, img_h)
-        dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
-                              size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
-                              inside=inside, grid=grid))
+        dets[k] = Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
+                            size=(wj * sw, hj * sw), face=float(prob[sel].mean()), pixels=n, visible=vis,
+                            inside=inside, grid=grid)
     pixels = [len(sel) for sel, *_rest in inst]
     outlined = [i for i, d in enumerate(dets) if d is not None]
     if not outlined:
@@ -606,23 +599,58 @@ def _near(focus: tuple[float, float, float, float], out: NetOutput, card: float,
 def _card_uv(x: np.ndarray, y: np.ndarray, frame) -> tuple[np.ndarray, np.ndarray]:
     """Card coordinates (0..1 across, 0..1 down) of points, for a frame (centre, u, v, width, height)."""
     c, u, v, w, h = frame
-    rel = np.stack([x - c[0], y - c[1]], 1)
-    return rel @ u / w + 0.5, rel @ v / h + 0.5
+    rx, ry = x - c[0], y - c[1]
+    return (rx * u[0] + ry * u[1]) / w + 0.5, (rx * v[0] + ry * v[1]) / h + 0.5
 
 
-def _inside_box(u: np.ndarray, v: np.ndarray, box: tuple[float, float, float, float]) -> int:
-    u0, v0, u1, v1 = box
-    return int(((u >= u0) & (u <= u1) & (v >= v0) & (v <= v1)).sum())
+VIEW_BOXES = (("centre", CENTRE_BOX), ("index0", INDEX_BOXES[0]), ("index2", INDEX_BOXES[2]))
 
 
-def _coverage(u, v, lu, lv, box: tuple[float, float, float, float]) -> float:
-    """Share of the box's pixel centres (lu, lv: all of the card's) that are the card's own (u, v)."""
-    total = _inside_box(lu, lv, box)
-    return float(min(1.0, _inside_box(u, v, box) / total)) if total else 0.0
+def _visibility(own: list[tuple[np.ndarray, np.ndarray]], frames: list[tuple], quads: list[np.ndarray]
+                ) -> list[tuple[dict[str, float], np.ndarray]]:
+    """What part of each card is seen: the share of each of its `VIEW_BOXES` and of each
+    visibility cell (GRID_V × GRID_U) whose pixel centres are the card's `own` pixels, against
+    all pixel centres of its outline (`quads`, in the same lattice, so a region fully in view
+    counts 1.0 whatever its size). All cards at once: per card, numpy's call overhead cost
+    more than the arithmetic."""
+    n = len(frames)
+    if n == 0:
+        return []
+    # Every card's frame spread over its points: (cx, cy, ux, uy, vx, vy, w, h) per point.
+    f = np.array([(c[0], c[1], u[0], u[1], v[0], v[1], w, h) for c, u, v, w, h in frames], np.float64)
+
+    def uv(x: np.ndarray, y: np.ndarray, card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        g = f[card]
+        return _card_uv(x, y, ((g[:, 0], g[:, 1]), (g[:, 2], g[:, 3]), (g[:, 4], g[:, 5]), g[:, 6], g[:, 7]))
+
+    sizes = [len(x) for x, _y in own]
+    card = np.repeat(np.arange(n), sizes)
+    u, v = uv(np.concatenate([x for x, _y in own]), np.concatenate([y for _x, y in own]), card)
+    q = np.stack(quads)
+    lo, hi = np.floor(q.min(axis=1)).astype(np.int64), np.ceil(q.max(axis=1)).astype(np.int64)
+    nx, ny = hi[:, 0] - lo[:, 0] + 1, hi[:, 1] - lo[:, 1] + 1
+    lcard = np.repeat(np.arange(n), nx * ny)
+    j = np.arange(len(lcard)) - np.repeat(np.cumsum(nx * ny) - nx * ny, nx * ny)  # index in the card's box
+    lu, lv = uv((lo[lcard, 0] + j % nx[lcard]).astype(np.float64), (lo[lcard, 1] + j // nx[lcard]).astype(np.float64),
+                lcard)
+
+    def count_in(uu, vv, which, box):
+        u0, v0, u1, v1 = box
+        return np.bincount(which[(uu >= u0) & (uu <= u1) & (vv >= v0) & (vv <= v1)], minlength=n)
+
+    shares = {}
+    for name, box in VIEW_BOXES:
+        mine, total = count_in(u, v, card, box), count_in(lu, lv, lcard, box)
+        shares[name] = np.where(total > 0, np.minimum(1.0, mine / np.maximum(total, 1)), 0.0)
+    grid = _cells(u, v, card, n) / np.maximum(_cells(lu, lv, lcard, n), 1.0)
+    grid = np.clip(grid, 0, 1).astype(np.float32)
+    return [({name: float(shares[name][k]) for name, _b in VIEW_BOXES}, grid[k]) for k in range(n)]
 
 
-def _cells(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+def _cells(u: np.ndarray, v: np.ndarray, card: np.ndarray, n: int) -> np.ndarray:
+    """n × GRID_V × GRID_U: how many of each card's points (card coordinates u, v) fall in each cell."""
     inb = (u >= 0) & (u < 1) & (v >= 0) & (v < 1)
     gu = (u[inb] * GRID_U).astype(np.int64)
     gv = (v[inb] * GRID_V).astype(np.int64)
-    return np.bincount(gv * GRID_U + gu, minlength=GRID_U * GRID_V).reshape(GRID_V, GRID_U).astype(np.float32)
+    cell = (card[inb] * GRID_V + gv) * GRID_U + gu
+    return np.bincount(cell, minlength=n * GRID_U * GRID_V).reshape(n, GRID_V, GRID_U).astype(np.float32)

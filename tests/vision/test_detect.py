@@ -390,3 +390,41 @@ def test_fragments_sorted_out_among_the_wanted_cards_as_among_all():
         some = _without_fragments(pixels, own, frames.__getitem__, wanted)
         assert some & outlined == every & outlined
         assert some <= wanted
+
+
+def test_what_is_seen_of_cards_measured_together_is_what_each_shows_alone():
+    """`_visibility` measures all outlined cards of a read in one pass: each card's box shares
+    and visibility cells are those it gets alone (cards of any size, turn and cover), and a card
+    fully in view shows 1.0 everywhere, one whose left half is covered shows none of its left
+    index and all of its right."""
+    from vision.detect import GRID_U, _axes, _card_uv, _visibility
+
+    rng = np.random.default_rng(4)
+    own, frames, quads = [], [], []
+    for k in range(7):
+        c = rng.uniform(20, 200, 2)
+        th, w = rng.uniform(0, np.pi), rng.uniform(8, 30)
+        u, v = _axes(th)
+        frame = (c, u, v, w, 1.5 * w)
+        q = np.array([c - w / 2 * u - 0.75 * w * v, c + w / 2 * u - 0.75 * w * v, c + w / 2 * u + 0.75 * w * v,
+                      c - w / 2 * u + 0.75 * w * v])
+        ly, lx = np.mgrid[int(q[:, 1].min()) - 1:int(q[:, 1].max()) + 2, int(q[:, 0].min()) - 1:int(q[:, 0].max()) + 2]
+        x, y = lx.ravel().astype(np.float64), ly.ravel().astype(np.float64)
+        uu, vv = _card_uv(x, y, frame)
+        keep = (uu >= 0) & (uu <= 1) & (vv >= 0) & (vv <= 1)
+        if k == 0:
+            keep &= uu >= 0.5  # the left half covered by a neighbour
+        elif k > 1:
+            keep &= rng.random(len(x)) < 0.7
+        own.append((x[keep], y[keep]))
+        frames.append(frame)
+        quads.append(q)
+    together = _visibility(own, frames, quads)
+    for k in range(7):
+        (vis, grid), = _visibility([own[k]], [frames[k]], [quads[k]])
+        assert vis == together[k][0] and (grid == together[k][1]).all()
+    vis0, grid0 = together[0]
+    assert vis0["index0"] == 0.0 and vis0["index2"] == 1.0
+    assert (grid0[:, : GRID_U // 2] == 0).all() and (grid0[:, GRID_U // 2:] == 1).all()
+    assert together[1][0] == {"centre": 1.0, "index0": 1.0, "index2": 1.0} and (together[1][1] == 1).all()
+    assert _visibility([], [], []) == []
