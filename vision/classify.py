@@ -141,16 +141,16 @@ def warp_crops(pyr: Pyramid, quads: list[np.ndarray], regions: list[tuple[float,
     xy = pts[:, :2] / pts[:, 2:3]
     step = np.maximum(np.hypot(*(xy[:, :, 1] - xy[:, :, 0]).T) / sw, np.hypot(*(xy[:, :, 2] - xy[:, :, 0]).T) / sh)
     levels = np.where(step >= 2, np.floor(np.log2(np.maximum(step, 1.0))), 0).astype(int)
-    out = []
-    for mk, k in zip(m, levels.tolist(), strict=True):
-        img = pyr.level(k)
-        k = len(pyr.levels) - 1 if k >= len(pyr.levels) else k
-        if k:
-            s = 0.5**k
-            mk = np.array([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5], [0, 0, 1]]) @ mk
-        out.append(cv2.warpPerspective(img, mk, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                       borderMode=cv2.BORDER_REPLICATE))
-    return out
+    pyr.level(int(levels.max()))  # built once, up to the deepest level any crop wants
+    levels = np.minimum(levels, len(pyr.levels) - 1)
+    # Into each crop's level: x' = s x + (s - 1) / 2 with s = 2^-k (pixel centres).
+    s = 0.5 ** levels.astype(np.float64)
+    scale = np.zeros((len(m), 3, 3))
+    scale[:, 0, 0], scale[:, 1, 1], scale[:, 2, 2] = s, s, 1.0
+    scale[:, 0, 2] = scale[:, 1, 2] = 0.5 * s - 0.5
+    m = np.where((levels > 0)[:, None, None], scale @ m, m)
+    return [cv2.warpPerspective(pyr.levels[k], mk, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_REPLICATE) for mk, k in zip(m, levels.tolist(), strict=True)]
 
 
 def rotate_quad(quad: np.ndarray, quarter_turns: int) -> np.ndarray:

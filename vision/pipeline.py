@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
+_NONE, _BACK = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")  # "no card here", a card's back
 
 
 # Shifts (card widths across, card heights along) of a hidden card's outline tried when its
@@ -326,6 +327,9 @@ class Recognizer:
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
+        self._deck = self.allowed & self.card_classes  # the cards this game's deck holds
+        self._deck_size = max(1, int(self._deck.sum()))
+        self._not_deck = ~self._deck
         self.card_width: float | None = None  # card width seen last (or taught with the deck), pixels
         self.turn = 0.0  # degrees the table lies turned in the picture (read square-on when it is)
         self._last: Observation | None = None
@@ -537,11 +541,8 @@ class Recognizer:
 
     def _combine(self, c: _Card, readings: list[tuple[str, np.ndarray]]) -> None:
         """Joint posterior over (class, frame orientation) from the card's crops."""
-        n = len(CARD_CLASSES)
-        none_i, back_i = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")
-        allowed = self.allowed & self.card_classes
-        k_allowed = max(1, int(allowed.sum()))
-        log = np.zeros((n, 2))
+        none_i, back_i, allowed, k_allowed = _NONE, _BACK, self._deck, self._deck_size
+        log = np.zeros((len(CARD_CLASSES), 2))
         # "Is it a card at all": the whole card's verdict and the indices that show one
         # (an index crop without an index is no evidence: a covered or blank corner).
         odds_nc = 1.0
@@ -563,7 +564,7 @@ class Recognizer:
         if not readings:
             c.joint, c.card_prob = None, 0.0
             return
-        log[~allowed] = -np.inf
+        log[self._not_deck] = -np.inf
         log -= log[allowed].max()
         joint = np.exp(log)
         joint /= joint.sum()
@@ -702,7 +703,7 @@ class Recognizer:
                         angle=math.degrees(math.atan2(v[1], v[0])) % 180.0,
                         size=(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(v))), face=1.0, pixels=0,
                         visible={"centre": 0.0 if r.occluded else 1.0})
-        deck = self.allowed & self.card_classes
+        deck = self._deck
         joint = np.zeros((len(CARD_CLASSES), 2))
         joint[deck, 0] = (1.0 - r.confidence) / max(1, int(deck.sum()) - 1)
         joint[CARD_CLASSES.index(label), 0] = r.confidence
