@@ -53,9 +53,14 @@ class Pyramid:
     """An image and its pyrDown levels, built on demand: crops sample from the level where one
     crop pixel covers one to two source pixels (no aliasing from large reductions)."""
 
-    def __init__(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None):
+    def __init__(self, image: np.ndarray, window: tuple[int, int, int, int] | None = None, sparse: bool = False):
         """`window` (x0, y0, x1, y1): only that part is sampled (crops still take whole-image
-        coordinates), which spares reducing the whole photo to re-read one changed region."""
+        coordinates), which spares reducing the whole photo to re-read one changed region.
+        `sparse`: crops reduce only the parts of it they sample (`part`), the same pixels as the
+        whole window's levels there; for a region re-read, whose crops lie round the few cards
+        of the region while the window reaches for their turned and shifted outlines."""
+        self.sparse = sparse
+        self._parts: dict[int, tuple[np.ndarray, int, int, tuple[int, int, int, int]]] = {}
         if image is None or image.ndim != 3 or image.shape[2] != 3:
             raise VisionError("expected a BGR colour image")
         self.offset = (0, 0)
@@ -78,6 +83,60 @@ class Pyramid:
     @property
     def image(self) -> np.ndarray:
         return self.levels[0]
+
+    def depth(self) -> int:
+        """How many levels the pyramid has (or would have, built whole)."""
+        h, w = self.levels[0].shape[:2]
+        n = 1
+        while min(w, h) >= 16:
+            w, h, n = (w + 1) // 2, (h + 1) // 2, n + 1
+        return n
+
+    def part(self, k: int, box: tuple[int, int, int, int]) -> tuple[np.ndarray, int, int]:
+        """Level k over at least `box` (x0, y0, x1, y1, level-k pixels), the same pixels there as
+        `level(k)`, and the level-k pixel its first one is. A sparse pyramid reduces only what
+        the box needs: level by level, twice the box and 4 pixels round it (pyrDown reads 2
+        round each pixel), from a corner on a multiple of 2^k so that every level samples on
+        the whole window's grid."""
+        if k == 0 or not self.sparse:
+            return self.level(k), 0, 0
+        have = self._parts.get(k)
+        if have is not None and _contains(have[3], box):
+            return have[0], have[1], have[2]
+        if have is not None:
+            box = _union(have[3], box)
+        sizes = [self.levels[0].shape[1::-1]]
+        for _ in range(k):
+            sizes.append(((sizes[-1][0] + 1) // 2, (sizes[-1][1] + 1) // 2))
+        trusted = {k: _clip(box, sizes[k])}
+        for j in range(k - 1, -1, -1):
+            x0, y0, x1, y1 = trusted[j + 1]
+            trusted[j] = _clip((2 * x0 - 4, 2 * y0 - 4, 2 * x1 + 4, 2 * y1 + 4), sizes[j])
+        step = 2**k
+        x0, y0, x1, y1 = trusted[0]
+        x0, y0 = x0 // step * step, y0 // step * step
+        img, ox, oy = self.levels[0][y0:y1, x0:x1], x0, y0
+        for j in range(1, k + 1):
+            img, ox, oy = cv2.pyrDown(img), ox // 2, oy // 2
+            old = self._parts.get(j)
+            if old is None or _contains(trusted[j], old[3]):
+                self._parts[j] = (img, ox, oy, trusted[j])
+        return img, ox, oy
+
+
+def _contains(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
+    return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
+
+
+def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def _clip(box: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The box within a level of `size` (w, h), never empty: a crop sampling past the level's
+    edge takes that edge's pixels (BORDER_REPLICATE), so the box keeps them."""
+    x0, y0 = min(max(0, box[0]), size[0] - 1), min(max(0, box[1]), size[1] - 1)
+    return x0, y0, max(min(size[0], box[2]), x0 + 1), max(min(size[1], box[3]), y0 + 1)
 
 
 def regions_box(regions, pad: float) -> tuple[float, float, float, float]:
@@ -141,16 +200,31 @@ def warp_crops(pyr: Pyramid, quads: list[np.ndarray], regions: list[tuple[float,
     xy = pts[:, :2] / pts[:, 2:3]
     step = np.maximum(np.hypot(*(xy[:, :, 1] - xy[:, :, 0]).T) / sw, np.hypot(*(xy[:, :, 2] - xy[:, :, 0]).T) / sh)
     levels = np.where(step >= 2, np.floor(np.log2(np.maximum(step, 1.0))), 0).astype(int)
-    pyr.level(int(levels.max()))  # built once, up to the deepest level any crop wants
-    levels = np.minimum(levels, len(pyr.levels) - 1)
+    levels = np.minimum(levels, pyr.depth() - 1)
     # Into each crop's level: x' = s x + (s - 1) / 2 with s = 2^-k (pixel centres).
     s = 0.5 ** levels.astype(np.float64)
     scale = np.zeros((len(m), 3, 3))
     scale[:, 0, 0], scale[:, 1, 1], scale[:, 2, 2] = s, s, 1.0
     scale[:, 0, 2] = scale[:, 1, 2] = 0.5 * s - 0.5
     m = np.where((levels > 0)[:, None, None], scale @ m, m)
-    return [cv2.warpPerspective(pyr.levels[k], mk, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                borderMode=cv2.BORDER_REPLICATE) for mk, k in zip(m, levels.tolist(), strict=True)]
+    # Each level once, over what its crops sample (corner pixels mapped, 2 pixels round them).
+    corners = m @ np.array([[0.0, sw - 1, 0.0, sw - 1], [0.0, 0.0, sh - 1, sh - 1], [1.0, 1.0, 1.0, 1.0]])
+    xy = corners[:, :2] / corners[:, 2:3]
+    lo, hi = np.floor(xy.min(axis=2)).astype(int) - 2, np.floor(xy.max(axis=2)).astype(int) + 3
+    src = {}
+    for k in sorted(set(levels.tolist()), reverse=True):  # the deepest first: it builds those above
+        at = levels == k
+        src[k] = pyr.part(k, (int(lo[at, 0].min()), int(lo[at, 1].min()), int(hi[at, 0].max()), int(hi[at, 1].max())))
+    out = []
+    for mk, k in zip(m, levels.tolist(), strict=True):
+        img, ox, oy = src[k]
+        if ox or oy:
+            mk = mk.copy()
+            mk[0] -= mk[2] * ox
+            mk[1] -= mk[2] * oy
+        out.append(cv2.warpPerspective(img, mk, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE))
+    return out
 
 
 def rotate_quad(quad: np.ndarray, quarter_turns: int) -> np.ndarray:

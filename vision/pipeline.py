@@ -424,8 +424,9 @@ class Recognizer:
         if regs is not None and not readers_for(self.game or ""):
             # Only the cards in the regions are read: crops need no reduction of the whole photo.
             window = regions_box(regs, int(REGION_CROP_PAD * (self.card_width or 100.0)))
-        ctx = ReadContext(image=image, pyramid=Pyramid(image, window), game=self.game or "", recognizer=self,
-                          regions=regs)
+        # A region re-read's crops lie round the region's few cards: only those parts are reduced.
+        pyramid = Pyramid(image, window, sparse=window is not None)
+        ctx = ReadContext(image=image, pyramid=pyramid, game=self.game or "", recognizer=self, regions=regs)
         t = time.perf_counter()
         dets = ctx.detections if self.game not in _NO_CARDS else []
         ctx.timings["detect_ms"] = (time.perf_counter() - t) * 1000

@@ -389,3 +389,27 @@ def test_a_pyramid_of_a_window_crops_as_the_whole_photos_does(scale):
     part = Pyramid(image, (437, 251, 1100, 880))
     assert part.offset == (432, 240)
     assert np.array_equal(warp_crop(part, q, INDEX_REGION, CROP), whole)
+
+
+def test_a_sparse_pyramid_crops_as_the_whole_window_does():
+    """A region re-read reduces only the parts of its window its crops sample: crops of outlines
+    anywhere (in the window, across its border or the photo's, at any size, so at any level),
+    asked for in turn, come out the same to the pixel as from the window's whole levels."""
+    rng = np.random.default_rng(6)
+    image = cv2.GaussianBlur(rng.integers(0, 255, (700, 900, 3), dtype=np.uint8), (0, 0), 2.0)
+    for _ in range(40):
+        c, w, a = rng.uniform(-50, 950, 2), rng.uniform(10, 300), rng.uniform(0, np.pi)
+        u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        q = np.array([c - w / 2 * u - 0.75 * w * v, c + w / 2 * u - 0.75 * w * v, c + w / 2 * u + 0.75 * w * v,
+                      c - w / 2 * u + 0.75 * w * v])
+        pad = rng.uniform(0.5, 2.0) * w
+        window = (int(c[0] - pad), int(c[1] - pad), int(c[0] + pad), int(c[1] + pad))
+        whole, sparse = Pyramid(image, window), Pyramid(image, window, sparse=True)
+        for _call in range(3):  # later crops reaching further than the parts already reduced
+            quads = [q + rng.normal(0, 0.2 * w, 2) for _ in range(3)]
+            regions = [CARD_REGION, INDEX_REGION, (0.0, 0.0, 1.0, 1.0)]
+            for size in (CROP, (40, 60)):
+                for a_, b_ in zip(warp_crops(whole, quads, regions, size), warp_crops(sparse, quads, regions, size),
+                                  strict=True):
+                    assert np.array_equal(a_, b_)
+    assert len(sparse.levels) == 1  # nothing reduced whole
