@@ -166,8 +166,9 @@ def measure_ink(pix: np.ndarray, white: np.ndarray | None = None, light: np.ndar
     return measure_inks([pix], light, [white], [weights], [stock])[0]
 
 
-def measure_inks(pixs: list[np.ndarray], light: np.ndarray | None = None, whites: list | None = None,
-                 weights: list | None = None, stocks: list | None = None) -> list[Ink | None]:
+def measure_inks(pixs: list[np.ndarray], light: np.ndarray | None = None,
+                 whites: list[np.ndarray | None] | None = None, weights: list[np.ndarray | None] | None = None,
+                 stocks: list[tuple[np.ndarray, float] | None] | None = None) -> list[Ink | None]:
     """`measure_ink` of each card (`whites`, `weights`, `stocks`: per card, None for none), the
     per-pixel arithmetic of all of them in one pass."""
     n = len(pixs)
@@ -177,12 +178,12 @@ def measure_inks(pixs: list[np.ndarray], light: np.ndarray | None = None, whites
     out: list[Ink | None] = [None] * n
     if not todo:
         return out
-    found = card_whites([pixs[k] for k in todo if whites[k] is None and stocks[k] is None])
+    found = iter(card_whites([pixs[k] for k in todo if whites[k] is None and stocks[k] is None]))
     ws = []
     for k in todo:
         white = whites[k]
         if white is None:
-            white, share = stocks[k] if stocks[k] is not None else found.pop(0)
+            white, share = stocks[k] if stocks[k] is not None else next(found)
             if share < 0.99 and light is not None:
                 # Little stock in view: the light's colour at this card's brightness.
                 level = float(_percentile(_channel_max(np.asarray(pixs[k], np.float32)), 95))
@@ -211,6 +212,9 @@ def measure_inks(pixs: list[np.ndarray], light: np.ndarray | None = None, whites
     return out
 
 
+_NO_INK = ColourReading(None, 0.0, float("nan"), 0.0, (0.0, 0.0, 0.0))  # too few pixels to measure
+
+
 def name_ink(ink: Ink | None, allowed: tuple[str, ...] = SUITS,
              inks: dict[str, tuple[float, float]] | None = None) -> ColourReading:
     """The suit colour of a measured ink: by hue sectors, or the nearest of `inks` (measured
@@ -222,11 +226,10 @@ def name_inks(measured: list[Ink | None], allowed: tuple[str, ...] = SUITS,
               inks: dict[str, tuple[float, float]] | None = None) -> list[ColourReading]:
     """`name_ink` of each card, the per-pixel arithmetic of all of them in one pass."""
     chromatic = [n for n in allowed if n in SUITS]
-    out: list[ColourReading | None] = [None] * len(measured)
+    out = [_NO_INK] * len(measured)
     todo = []
     for k, ink in enumerate(measured):
         if ink is None:
-            out[k] = ColourReading(None, 0.0, float("nan"), 0.0, (0.0, 0.0, 0.0))
             continue
         wtuple = (float(ink.white[0]), float(ink.white[1]), float(ink.white[2]))
         if "gray" in allowed and (ink.top < 2.5 * MIN_CHROMA or not chromatic):
@@ -237,7 +240,7 @@ def name_inks(measured: list[Ink | None], allowed: tuple[str, ...] = SUITS,
         else:
             todo.append((k, ink, wtuple))
     if not todo:
-        return out  # type: ignore[return-value]
+        return out
     counts = [len(ink.hue) for _k, ink, _w in todo]
     ends = np.cumsum(counts).tolist()
     spans = [slice(i, j) for i, j in zip([0, *ends][:-1], ends, strict=True)]
@@ -270,13 +273,13 @@ def name_inks(measured: list[Ink | None], allowed: tuple[str, ...] = SUITS,
         total = float(sum(scores.values())) or 1.0
         name = max(scores, key=lambda n: scores[n])
         share = scores[name] / total
-        mh = float((math.degrees(math.atan2(float(sin_w[sp].sum()), float(cos_w[sp].sum()))) + 360) % 360)
+        mh = float((math.degrees(math.atan2(float(sin_w[sp].sum()), float(cos_w[sp].sum()))) + 360) % 360)  # mean hue
         conf = share * (1.0 - math.exp(-_border_margin(mh) / 6.0)) if not inks else share
         conf *= min(1.0, ink.top / (2 * MIN_CHROMA))
         wsum = float(w.sum()) or 1.0
         mean_ink = (float(a_w[sp].sum()) / wsum, float(b_w[sp].sum()) / wsum)
         out[k] = ColourReading(name, float(conf), mh, ink.top, wtuple, mean_ink)
-    return out  # type: ignore[return-value]
+    return out
 
 
 def read_colour(pix: np.ndarray, allowed: tuple[str, ...] = SUITS, inks: dict[str, tuple[float, float]] | None = None,
