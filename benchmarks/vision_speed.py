@@ -10,7 +10,10 @@ core (os.sched_setaffinity, cv2.setNumThreads(1)) and times:
   - re-reading one changed region (one card plus a margin), as after a stabiliser event;
   - peak resident memory of `python -m companion recognize` on one photo (getrusage of the child).
 Both wall-clock and CPU time (time.process_time) are reported: on a shared, loaded machine the
-CPU time is the figure that says what the code costs. Targets (brief): full read <= 80 ms
+CPU time is the figure that says what the code costs. Even CPU times drift between runs (by up to
+a fifth on the development machine): the run's pace, a fixed network input timed at its start
+and end, is printed with them; compare two runs by figure / pace, or time two trees photo by
+photo in turns (`vision_speed_ab.py`). Targets (brief): full read <= 80 ms
 median, region re-read <= 15 ms, recognize peak memory <= 200 MB.
 
 A photo's read time grows with its cards (about 15 ms for one pile, 250 ms for 35 overlapping
@@ -68,6 +71,23 @@ def one_card_region(truth: dict) -> list[tuple[int, int, int, int]] | None:
     return [(int(x0), int(y0), int(x1), int(y1))]
 
 
+def pace(runs: int = 15) -> float:
+    """This core's pace: the detector network on one fixed 640×496 input (a typical photo's
+    reduced size), median CPU ms. This machine's speed drifts by up to a fifth between runs of
+    the same code; figures from two runs compare once divided by their paces."""
+    from vision.detect import Detector
+
+    det = Detector()
+    small = np.random.default_rng(0).integers(0, 255, (496, 640, 3), np.uint8)
+    det._net_maps(small)
+    times = []
+    for _ in range(runs):
+        c0 = time.process_time()
+        det._net_maps(small)
+        times.append((time.process_time() - c0) * 1000)
+    return statistics.median(times)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenes", type=int, default=24)
@@ -83,6 +103,7 @@ def main() -> None:
     from vision.pipeline import Recognizer, RecognizerConfig
 
     shots = speed_photos(a.scenes, a.seed)
+    pace_start = pace()
     full_wall, full_cpu, cold_cpu, reg_wall, reg_cpu, ncards = [], [], [], [], [], []
     per_photo, per_region = [], []  # each photo's median CPU time
     parts: dict[str, list[float]] = {}
@@ -124,6 +145,7 @@ def main() -> None:
                                   capture_output=True, text=True, check=False)
             peaks.append(int(proc.stderr.rsplit("VmHWM:", 1)[1].split()[0]) / 1024)
             ok = ok and proc.returncode == 0
+    pace_end = pace()
     med = statistics.median
     out = {
         "photo": "1640x1232", "scenes": a.scenes, "repeat": a.repeat, "cards_per_photo_median": med(ncards),
@@ -138,6 +160,7 @@ def main() -> None:
         "recognize_ok": ok,
         "stage_ms_median": {k: round(med(v), 2) for k, v in parts.items()},
         "loadavg": os.getloadavg()[0],
+        "pace_ms": [round(pace_start, 2), round(pace_end, 2)],
     }
     print("One core, 1640×1232 holdout photos:")
     print(f"  full read     {out['full_read_ms_cpu_per_photo_median']:7.1f} ms CPU, median per photo "
@@ -153,6 +176,8 @@ def main() -> None:
           f"{out['recognize_rss_mb_median']:.0f} MB)   target <= 200")
     print(f"  stages (ms, median): {out['stage_ms_median']}")
     print(f"  machine load average {out['loadavg']:.1f} (wall times grow with it; CPU times do not)")
+    print(f"  this core's pace: the detector network on a fixed 640×496 input {pace_start:.1f} ms CPU at the start, "
+          f"{pace_end:.1f} at the end (the machine's speed drifts: compare runs by figure / pace)")
     print(json.dumps(out))
 
 
