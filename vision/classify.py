@@ -207,14 +207,16 @@ def warp_crops(pyr: Pyramid, quads: list[np.ndarray], regions: list[tuple[float,
     scale[:, 0, 0], scale[:, 1, 1], scale[:, 2, 2] = s, s, 1.0
     scale[:, 0, 2] = scale[:, 1, 2] = 0.5 * s - 0.5
     m = np.where((levels > 0)[:, None, None], scale @ m, m)
-    # Each level once, over what its crops sample (corner pixels mapped, 2 pixels round them).
-    corners = m @ np.array([[0.0, sw - 1, 0.0, sw - 1], [0.0, 0.0, sh - 1, sh - 1], [1.0, 1.0, 1.0, 1.0]])
-    xy = corners[:, :2] / corners[:, 2:3]
-    lo, hi = np.floor(xy.min(axis=2)).astype(int) - 2, np.floor(xy.max(axis=2)).astype(int) + 3
-    src = {}
-    for k in sorted(set(levels.tolist()), reverse=True):  # the deepest first: it builds those above
-        at = levels == k
-        src[k] = pyr.part(k, (int(lo[at, 0].min()), int(lo[at, 1].min()), int(hi[at, 0].max()), int(hi[at, 1].max())))
+    wanted = sorted(set(levels.tolist()), reverse=True)  # the deepest first: it builds those above
+    if pyr.sparse:  # each level once, over what its crops sample (corner pixels mapped, 2 pixels round them)
+        corners = m @ np.array([[0.0, sw - 1, 0.0, sw - 1], [0.0, 0.0, sh - 1, sh - 1], [1.0, 1.0, 1.0, 1.0]])
+        xy = corners[:, :2] / corners[:, 2:3]
+        lo, hi = np.floor(xy.min(axis=2)).astype(int) - 2, np.floor(xy.max(axis=2)).astype(int) + 3
+        boxes = {k: (int(lo[levels == k, 0].min()), int(lo[levels == k, 1].min()), int(hi[levels == k, 0].max()),
+                     int(hi[levels == k, 1].max())) for k in wanted}
+        src = {k: pyr.part(k, boxes[k]) for k in wanted}
+    else:
+        src = {k: (pyr.level(k), 0, 0) for k in wanted}
     out = []
     for mk, k in zip(m, levels.tolist(), strict=True):
         img, ox, oy = src[k]

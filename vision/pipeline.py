@@ -329,7 +329,6 @@ class Recognizer:
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
         self._deck = self.allowed & self.card_classes  # the cards this game's deck holds
         self._deck_size = max(1, int(self._deck.sum()))
-        self._not_deck = ~self._deck
         self.card_width: float | None = None  # card width seen last (or taught with the deck), pixels
         self.turn = 0.0  # degrees the table lies turned in the picture (read square-on when it is)
         self._last: Observation | None = None
@@ -565,7 +564,7 @@ class Recognizer:
         if not readings:
             c.joint, c.card_prob = None, 0.0
             return
-        log[self._not_deck] = -np.inf
+        log[~allowed] = -np.inf
         log -= log[allowed].max()
         joint = np.exp(log)
         joint /= joint.sum()
