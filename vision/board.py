@@ -334,14 +334,16 @@ def shapes_beside(search, regions, board: tuple[float, float, float], pattern: t
 
 
 def beside_board(pyr: Pyramid, view: BoardView, shapes: np.ndarray, diameter_mm: float, limit: int, regions,
-                 board: tuple[float, float, float]) -> np.ndarray:
+                 board: tuple[float, float, float], blobs: np.ndarray | None = None) -> np.ndarray:
     """Proposals beside the board (of (width, height, margin) mm) and in `regions` when given:
     the `shapes` found (circles, square outlines: each thing at its centre), then the `limit`
-    strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape)."""
+    strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape;
+    `blobs`: those `proposals` gave the caller)."""
     shapes = off_board_only(shapes, board)
     if regions is not None and len(shapes):
         shapes = shapes[in_regions(view.to_image(shapes), regions)]
-    blobs = proposals(pyr, view, diameter_mm, limit, regions, off_board=board)
+    if blobs is None:
+        blobs = proposals(pyr, view, diameter_mm, limit, regions, off_board=board)
     return np.concatenate([shapes, away_from(blobs, shapes, diameter_mm)])
 
 

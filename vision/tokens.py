@@ -30,6 +30,7 @@ from .board import (
     crop_model,
     disc_proposals,
     in_regions,
+    proposals,
     reader_of,
     search_window,
     shapes_beside,
@@ -58,6 +59,13 @@ TOKEN_RADII = (9.0, 15.0)  # mm: tokens are 20-28 mm across
 # track squares: a token pushed against the board lies half on it. From 3 mm outside (before) to
 # 12 mm in, 40 train-pool tables: tokens 98.4 -> 98.9 %, none more reported where there is none.
 BESIDE_MARGIN = -12.0
+# A token beside the board touching others, or on a busy cloth, is often neither a circle to the
+# circle search nor among the OFF_LIMIT strongest blobs. Each colour has one token of each value
+# 1-5: while a colour's set is incomplete, the next NEAR_LIMIT blobs lying a token's width or two
+# (NEAR_MM) from its tokens beside the board are read too, for a value it lacks; what is found is
+# looked round in turn.
+NEAR_LIMIT = 45
+NEAR_MM = (0.6 * TOKEN_MM, 2.5 * TOKEN_MM)
 DICE = 1  # Numeri is played with one die (RULES.md): the surest die-like thing is it
 
 
@@ -171,6 +179,7 @@ class NumeriReader:
     off_board: list = field(default_factory=list)
     dice: list = field(default_factory=list)
     cloth_pattern: tuple[float, float] | None = None  # its token-like dots' (size, direction), `board.shapes_beside`
+    _spare: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # blobs beside the board not yet read
 
     @classmethod
     def create(cls, calibration: str | Path | None = None) -> NumeriReader:
@@ -232,6 +241,9 @@ class NumeriReader:
             self.off_board = outside(self.off_board, lambda x: x.center) + off
             kept = outside(self.dice, lambda d: np.mean(d.corners, axis=0)) + dice
             self.dice = sorted(kept, key=lambda d: -d.confidence)[:DICE]
+        t = time.perf_counter()
+        self.off_board += self._neighbours(pyr, view, white)
+        timings["token_neighbours_ms"] = (time.perf_counter() - t) * 1000
         # A die found where a token was read beside the board: keep the more confident reading.
         tokens = self.off_board
         for d in self.dice:
@@ -246,7 +258,10 @@ class NumeriReader:
         window = search_window(view, regions, 2 * TOKEN_RADII[1])
         search = partial(disc_proposals, pyr, view, TOKEN_RADII, window, board[:2])
         discs, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
-        props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions, board)
+        blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT + NEAR_LIMIT, regions, off_board=board)
+        props = beside_board(pyr, view, discs, TOKEN_MM, OFF_LIMIT, regions, board, blobs=blobs[:OFF_LIMIT])
+        self._spare = away_from(away_from(blobs[OFF_LIMIT:], props, TOKEN_MM), layout_points(self.layout),
+                                diameter_mm=self.layout.square_mm / 0.9)
         # Off the track's squares (the track reader reads those): over half a square from their centres.
         props = away_from(props, layout_points(self.layout), diameter_mm=self.layout.square_mm / 0.9)
         if not len(props):
@@ -268,6 +283,48 @@ class NumeriReader:
             out.append(TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])), confidence=conf,
                                     values=values))
         return out
+
+
+    def _neighbours(self, pyr: Pyramid, view: BoardView, white: np.ndarray) -> list[TokenReading]:
+        """Tokens among the spare blobs (`NEAR_LIMIT`) next to tokens found beside the board, of
+        values their colour lacks."""
+        model = self.model
+        spare, self._spare = self._spare, np.zeros((0, 2))
+        known = list(self.on_board.values()) + list(self.off_board)
+        seeds, new = list(self.off_board), []
+        while len(spare):
+            lacks = {c: set(range(1, 6)) - {x.value for x in known if x.color == c} for c in {x.color for x in known}}
+            seeds = [x for x in seeds if lacks.get(x.color)]
+            if not seeds:
+                break
+            at = view.to_board(np.array([x.center for x in seeds]))
+            d = np.linalg.norm(spare[:, None] - at[None], axis=2).min(axis=1)
+            near = (d >= NEAR_MM[0]) & (d <= NEAR_MM[1])
+            pts, spare = spare[near], spare[~near]
+            pts = away_from(pts, view.to_board(np.array([x.center for x in known])), TOKEN_MM)
+            if not len(pts):
+                break
+            crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in pts]
+            probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)))
+            found = []
+            for n in range(len(pts)):
+                r = _token(probs[n], None if colours is None else colours[n], model)
+                if r is not None and r[0] in lacks.get(r[1], ()):
+                    found.append((n, r))
+            if not found:
+                break
+            keep = suppress(pts[[n for n, _ in found]], np.array([r[2] for _, r in found]), 0.7 * TOKEN_MM)
+            seeds = []
+            for k in keep:
+                n, (value, colour, conf, values) = found[k]
+                if any(x.color == colour and x.value == value for x in seeds):
+                    continue  # one token of each value: the surest reading of it (kept first)
+                c = view.to_image(pts[n:n + 1])[0]
+                seeds.append(TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])),
+                                          confidence=conf, values=values))
+            new += seeds
+            known += seeds
+        return new
 
 
 _STATE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

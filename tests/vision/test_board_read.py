@@ -298,6 +298,47 @@ def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: 
     assert right >= 4, f"{right} of 5 tokens read right"  # (the numeral is the classifier's part)
 
 
+@pytest.mark.parametrize("seed", [4, 7, 8])
+def test_a_colours_missing_tokens_are_looked_for_next_to_its_tokens_beside_the_board(seed: int, monkeypatch) -> None:
+    # A player's set laid in a row beside the board, the circle search finding one of them and
+    # no blob of the others among the strongest three (as on a busy cloth, where the cloth's own
+    # blobs are stronger): while blue lacks values, the next blobs lying beside its tokens are
+    # read, and those beside what they find in turn.
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
+    scene.items = [it for it in scene.items
+                   if it.obj != "token" or (it.square is not None and it.card.get("color") != "blue")]
+    layout = load_layout("numeri")
+    step = 1.3 * scene.design.token_mm
+    spots = np.array([(150.0 + k * step, layout.height_mm + 30.0) for k in range(5)])
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
+        scene.items.append(Item("token", {"value": k + 1, "color": "blue"}, float(x), float(y), float(40 * k),
+                                layer=2, seed=1000 * seed + k, group="stray"))
+    image, truth = render(scene)
+    row = [t for t in truth["tokens"] if t.get("square") is None]
+    assert len(row) == 5, "the whole row is in view"
+    ppm = _true_view("numeri", truth, image).px_per_mm()
+
+    def first_only(*_a, **_kw) -> np.ndarray:
+        return np.array([[*spots[0], scene.design.token_mm, np.nan]])
+
+    monkeypatch.setattr(tokens_mod, "disc_proposals", first_only)
+    monkeypatch.setattr(tokens_mod, "OFF_LIMIT", 3)
+
+    def read_row() -> list[tuple[int, str]]:
+        read = _recognizer("numeri", truth, image).read(image).to_json()["tokens"]
+        out = []
+        for t in row:
+            near = [r for r in read if np.hypot(*np.subtract(r["center"], t["center"])) < 8 * ppm]
+            out += [(r["value"], r["color"]) for r in near]
+        return out
+
+    assert read_row() == [(v, "blue") for v in range(1, 6)]
+    monkeypatch.setattr(tokens_mod, "NEAR_LIMIT", 0)
+    assert read_row() == [(1, "blue")], "without the search next to it only the token found first is read"
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_tokens_pushed_against_the_board_half_on_its_rim_are_read(seed: int) -> None:
     # Beside the board meant 3 mm or more outside it: a token lying half on the rim (off the
