@@ -270,21 +270,28 @@ def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> Non
     assert near == [], f"{len(near)} of {len(chips)} plain discs read as tokens"
 
 
-@pytest.mark.parametrize("seed", [3, 5, 6, 7, 10])
-def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: int) -> None:
-    # The blob detector put one peak between two touching tokens, or on a token's printed ring;
-    # the circle search finds each at its centre.
+def _blue_row_beside(seed: int, step, blue_on_board: bool = True):
+    """A held-out Numeri table whose tokens beside the board are only blue 1-5 laid in a row,
+    `step(token_mm)` apart: (image, truth, the tokens' board mm, the tokens' width mm)."""
     from vision.render.scene import Item, board_to_table
 
     scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
-    scene.items = [it for it in scene.items if it.obj != "token" or it.square is not None]
+    scene.items = [it for it in scene.items if it.obj != "token" or
+                   (it.square is not None and (blue_on_board or it.card.get("color") != "blue"))]
     layout = load_layout("numeri")
-    step = scene.design.token_mm + 0.5
-    spots = np.array([(150.0 + k * step, layout.height_mm + 30.0) for k in range(5)])
+    spots = np.array([(150.0 + k * step(scene.design.token_mm), layout.height_mm + 30.0) for k in range(5)])
     for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
         scene.items.append(Item("token", {"value": k + 1, "color": "blue"}, float(x), float(y), float(40 * k),
                                 layer=2, seed=1000 * seed + k, group="stray"))
     image, truth = render(scene)
+    return image, truth, spots, scene.design.token_mm
+
+
+@pytest.mark.parametrize("seed", [3, 5, 6, 7, 10])
+def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: int) -> None:
+    # The blob detector put one peak between two touching tokens, or on a token's printed ring;
+    # the circle search finds each at its centre.
+    image, truth, _spots, _token_mm = _blue_row_beside(seed, lambda token_mm: token_mm + 0.5)
     row = [t for t in truth["tokens"] if t.get("square") is None]
     assert len(row) == 5, "the whole row is in view"
     read = _recognizer("numeri", truth, image).read(image).to_json()
@@ -304,24 +311,13 @@ def test_a_colours_missing_tokens_are_looked_for_next_to_its_tokens_beside_the_b
     # no blob of the others among the strongest three (as on a busy cloth, where the cloth's own
     # blobs are stronger): while blue lacks values, the next blobs lying beside its tokens are
     # read, and those beside what they find in turn.
-    from vision.render.scene import Item, board_to_table
-
-    scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
-    scene.items = [it for it in scene.items
-                   if it.obj != "token" or (it.square is not None and it.card.get("color") != "blue")]
-    layout = load_layout("numeri")
-    step = 1.3 * scene.design.token_mm
-    spots = np.array([(150.0 + k * step, layout.height_mm + 30.0) for k in range(5)])
-    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
-        scene.items.append(Item("token", {"value": k + 1, "color": "blue"}, float(x), float(y), float(40 * k),
-                                layer=2, seed=1000 * seed + k, group="stray"))
-    image, truth = render(scene)
+    image, truth, spots, token_mm = _blue_row_beside(seed, lambda token_mm: 1.3 * token_mm, blue_on_board=False)
     row = [t for t in truth["tokens"] if t.get("square") is None]
     assert len(row) == 5, "the whole row is in view"
     ppm = _true_view("numeri", truth, image).px_per_mm()
 
     def first_only(*_a, **_kw) -> np.ndarray:
-        return np.array([[*spots[0], scene.design.token_mm, np.nan]])
+        return np.array([[*spots[0], token_mm, np.nan]])
 
     monkeypatch.setattr(tokens_mod, "disc_proposals", first_only)
     monkeypatch.setattr(tokens_mod, "OFF_LIMIT", 3)

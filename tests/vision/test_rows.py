@@ -159,6 +159,24 @@ def _true_outlines(truth):
     return dets
 
 
+def _inside_rows(truth, dets, most: int = 4):
+    """(index, truth) of up to `most` partly hidden cards with partly hidden cards on both sides
+    (inside a row), and whether a reading names that card where it lies."""
+    picked = []
+    for i, t in enumerate(truth["cards"]):
+        c, w = dets[i].centre, dets[i].size[0]
+        beside = [d for d in dets if d.visible["centre"] == 0.0 and 0.15 * w < np.hypot(*np.subtract(d.centre, c)) < w]
+        if t.get("occluded") and len(beside) >= 2 and len(picked) < most:
+            picked.append((i, t))
+
+    def named(read, i: int, t: dict) -> bool:
+        c, w = dets[i].centre, dets[i].size[0]
+        return any(r.value == t["value"] and r.color == t["color"]
+                   and np.hypot(*np.subtract(np.asarray(r.corners, float).mean(axis=0), c)) < 0.3 * w for r in read)
+
+    return picked, named
+
+
 def test_a_card_the_detector_missed_inside_a_row_is_read_at_its_place():
     """A rendered overlapping row read at its true outlines, less one partly hidden card's (as
     when the detector merges it with a neighbour): the gap of two places is read, and the card
@@ -170,28 +188,15 @@ def test_a_card_the_detector_missed_inside_a_row_is_read_at_its_place():
 
     image, truth = render(condition_scene("elfer-raus", "overlap", 1, size=FULL))
     dets = _true_outlines(truth)
+    picked, named = _inside_rows(truth, dets)
     found = {0.2: 0, 1.0: 0}
-    tried = 0
-    for i, t in enumerate(truth["cards"]):
-        if not t.get("occluded") or tried >= 4:
-            continue
-        c = dets[i].centre
-        w = dets[i].size[0]
-        # Inside a row: partly hidden cards on both sides of it.
-        beside = [d for d in dets if d.visible["centre"] == 0.0 and 0.15 * w < np.hypot(*np.subtract(d.centre, c)) < w]
-        if len(beside) < 2:
-            continue
-        tried += 1
+    for i, t in picked:
         for brk in found:
             rec = Recognizer("elfer-raus", RecognizerConfig(row_break=brk))
             ctx = ReadContext(image=image, pyramid=Pyramid(image), game="elfer-raus", recognizer=rec, regions=None)
-            read = rec.read_cards(ctx, dets[:i] + dets[i + 1:])
-            found[brk] += any(r.value == t["value"] and r.color == t["color"]
-                              and np.hypot(*np.subtract(np.asarray(r.corners, float).mean(axis=0), c)) < 0.3 * w
-                              for r in read)
-    assert tried == 4
+            found[brk] += named(rec.read_cards(ctx, dets[:i] + dets[i + 1:]), i, t)
+    assert len(picked) == 4
     assert found[0.2] >= 3 and found[1.0] == 0, found
-
 
 
 def test_a_card_between_two_whose_numbers_jump_is_looked_for_between_them(monkeypatch):
@@ -218,20 +223,10 @@ def test_a_card_between_two_whose_numbers_jump_is_looked_for_between_them(monkey
         return rec.read_cards(ctx, given)
 
     assert len(read(dets, on)) == len(read(dets, off)), "nothing added to a whole row"
+    picked, named = _inside_rows(truth, dets)
     found = {on: 0, off: 0}
-    tried = 0
-    for i, t in enumerate(truth["cards"]):
-        if not t.get("occluded") or tried >= 4:
-            continue
-        c = dets[i].centre
-        w = dets[i].size[0]
-        beside = [d for d in dets if d.visible["centre"] == 0.0 and 0.15 * w < np.hypot(*np.subtract(d.centre, c)) < w]
-        if len(beside) < 2:
-            continue
-        tried += 1
+    for i, t in picked:
         for sure in found:
-            found[sure] += any(r.value == t["value"] and r.color == t["color"]
-                               and np.hypot(*np.subtract(np.asarray(r.corners, float).mean(axis=0), c)) < 0.3 * w
-                               for r in read(dets[:i] + dets[i + 1:], sure))
-    assert tried == 4
+            found[sure] += named(read(dets[:i] + dets[i + 1:], sure), i, t)
+    assert len(picked) == 4
     assert found[on] >= 3 and found[off] == 0, found
