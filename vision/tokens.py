@@ -7,7 +7,8 @@ which number (1-5) the token shows, at any angle, and which of the four colours 
 colour is read from the crop divided by the picture's white, measured on the board's pale
 squares (a red token keeps its hue under a warm lamp, and a yellow token on the yellow end
 squares still differs from the square). Tokens waiting beside the board are found as circles
-and compact blobs of a token's size on the table and read by the same network; the die by
+and compact blobs of a token's size on the table and read by the same network (while a
+colour's set of five lacks values, the weaker blobs next to its tokens too); the die by
 `vision.dice`.
 """
 
@@ -283,7 +284,6 @@ class NumeriReader:
             out.append(TokenReading(value=value, color=colour, center=(float(c[0]), float(c[1])), confidence=conf,
                                     values=values))
         return out
-
 
     def _neighbours(self, pyr: Pyramid, view: BoardView, white: np.ndarray) -> list[TokenReading]:
         """Tokens among the spare blobs (`NEAR_LIMIT`) next to tokens found beside the board, of
