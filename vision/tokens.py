@@ -146,15 +146,34 @@ def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel
     return int(model.classes[k]), name, conf, tuple(share.get(v, 0.0) for v in range(1, 6))
 
 
+def _surplus(tokens: list[TokenReading], idx: list[int]) -> set[int]:
+    """Of a colour's readings `idx` (indices into `tokens`), those to drop when there are more
+    than five: readings beside the board that repeat the value of one on the track or of one at
+    least as sure, least sure first, until five are left."""
+    drop: set[int] = set()
+    for i in sorted((i for i in idx if tokens[i].square is None), key=lambda i: tokens[i].confidence):
+        if len(idx) - len(drop) <= 5:
+            break
+        if any(j != i and j not in drop and tokens[j].value == tokens[i].value
+               and (tokens[j].square is not None or tokens[j].confidence >= tokens[i].confidence) for j in idx):
+            drop.add(i)
+    return drop
+
+
 def one_of_each(tokens: list[TokenReading]) -> list[TokenReading]:
-    """Each colour has one token of each value 1-5 (RULES.md §5.1). Where a colour's tokens in
-    view are read with a value twice, they are given the most probable distinct values (the
-    numerals 3 and 5, 1 and 4 look alike in a small photo). More than five of a colour (a
-    token's colour misread, or something else taken for a token) are left as read."""
-    out = list(tokens)
+    """Each colour has one token of each value 1-5 (RULES.md §5.1). More than five of a colour
+    read: something else was taken for one of them (most often a coin with a number lying beside
+    the board), and the less sure readings beside the board of values read twice are dropped
+    (`_surplus`). Where a colour's tokens in view are read with a value twice, they are given the
+    most probable distinct values (the numerals 3 and 5, 1 and 4 look alike in a small photo).
+    More than five of a colour still (a token's colour misread) are left as read."""
     by_colour: dict[str, list[int]] = {}
     for i, t in enumerate(tokens):
         by_colour.setdefault(t.color, []).append(i)
+    drop = set().union(*(_surplus(tokens, idx) for idx in by_colour.values() if len(idx) > 5))
+    if drop:
+        return one_of_each([t for i, t in enumerate(tokens) if i not in drop])
+    out = list(tokens)
     for idx in by_colour.values():
         values = [tokens[i].values for i in idx]
         if len({tokens[i].value for i in idx}) == len(idx) or len(idx) > 5 or any(v is None for v in values):

@@ -13,6 +13,8 @@ on held-out tables it still misses some dice (figures in the README, from
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -270,14 +272,15 @@ def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> Non
     assert near == [], f"{len(near)} of {len(chips)} plain discs read as tokens"
 
 
-def _blue_row_beside(seed: int, step, blue_on_board: bool = True):
-    """A held-out Numeri table whose tokens beside the board are only blue 1-5 laid in a row,
-    `step(token_mm)` apart: (image, truth, the tokens' board mm, the tokens' width mm)."""
+def _blue_row_beside(seed: int, step):
+    """A held-out Numeri table whose blue tokens are 1-5 laid in a row beside the board,
+    `step(token_mm)` apart, and the other tokens on the track: (image, truth, the row's board
+    mm, the tokens' width mm). (A colour has five tokens: a sixth is taken for something else.)"""
     from vision.render.scene import Item, board_to_table
 
     scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
-    scene.items = [it for it in scene.items if it.obj != "token" or
-                   (it.square is not None and (blue_on_board or it.card.get("color") != "blue"))]
+    scene.items = [it for it in scene.items
+                   if it.obj != "token" or (it.square is not None and it.card.get("color") != "blue")]
     layout = load_layout("numeri")
     spots = np.array([(150.0 + k * step(scene.design.token_mm), layout.height_mm + 30.0) for k in range(5)])
     for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
@@ -311,7 +314,7 @@ def test_a_colours_missing_tokens_are_looked_for_next_to_its_tokens_beside_the_b
     # no blob of the others among the strongest three (as on a busy cloth, where the cloth's own
     # blobs are stronger): while blue lacks values, the next blobs lying beside its tokens are
     # read, and those beside what they find in turn.
-    image, truth, spots, token_mm = _blue_row_beside(seed, lambda token_mm: 1.3 * token_mm, blue_on_board=False)
+    image, truth, spots, token_mm = _blue_row_beside(seed, lambda token_mm: 1.3 * token_mm)
     row = [t for t in truth["tokens"] if t.get("square") is None]
     assert len(row) == 5, "the whole row is in view"
     ppm = _true_view("numeri", truth, image).px_per_mm()
@@ -343,7 +346,8 @@ def test_tokens_pushed_against_the_board_half_on_its_rim_are_read(seed: int) -> 
     from vision.render.scene import Item, board_to_table
 
     scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
-    scene.items = [it for it in scene.items if it.obj != "token" or it.square is not None]
+    scene.items = [it for it in scene.items  # green's tokens are the ones on the rim (a colour has five)
+                   if it.obj != "token" or (it.square is not None and it.card.get("color") != "green")]
     layout = load_layout("numeri")
     W, H = layout.width_mm, layout.height_mm
     candidates = [(x, y) for x in np.linspace(40, W - 40, 12) for y in (-2.0, H + 2.0)]
@@ -478,7 +482,18 @@ def test_a_colours_tokens_are_read_with_each_value_once() -> None:
     out = tokens_mod.one_of_each([a, b, *reds])
     assert [(t.value, t.color) for t in out] == [(5, "blue"), (3, "blue"), (1, "red"), (2, "red")]
     assert out[0].confidence == pytest.approx(0.9 * 0.37) and out[1] is b and out[2:] == reds
-    six = [_token_reading(3, "green", (0.1, 0.1, 0.6, 0.1, 0.1))] * 6  # more than a colour has: left alone
+    greens = [_token_reading(v, "green", tuple(0.96 if k == v else 0.01 for k in range(1, 6))) for v in range(1, 6)]
+    blues = [replace(t, color="blue") for t in greens]
+    # A sixth green, beside the board, read 3 less surely than the green 3: something else (a
+    # coin with a number) taken for a token. It goes; the five greens and the blues stay.
+    coin = replace(_token_reading(3, "green", (0.01, 0.01, 0.9, 0.04, 0.04)), center=(5.0, 5.0))
+    assert tokens_mod.one_of_each([greens[0], coin, *greens[1:], *blues]) == [*greens, *blues]
+    # A green 3 on the track and a 3 beside the board read surer: the one beside goes.
+    on_track = replace(greens[2], square=7, confidence=0.5)
+    out = tokens_mod.one_of_each([*greens[:2], on_track, *greens[3:], coin])
+    assert out == [*greens[:2], on_track, *greens[3:]]
+    # Two readings of a colour on the track alike, with more than five: left as read.
+    six = [replace(_token_reading(3, "green", (0.1, 0.1, 0.6, 0.1, 0.1)), square=k) for k in range(6)]
     assert tokens_mod.one_of_each(six) == six
 
 
