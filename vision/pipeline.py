@@ -720,9 +720,8 @@ class Recognizer:
                         angle=math.degrees(math.atan2(v[1], v[0])) % 180.0,
                         size=(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(v))), face=1.0, pixels=0,
                         visible={"centre": 0.0 if r.occluded else 1.0})
-        deck = self._deck
         joint = np.zeros((len(CARD_CLASSES), 2))
-        joint[deck, 0] = (1.0 - r.confidence) / max(1, int(deck.sum()) - 1)
+        joint[self._deck, 0] = (1.0 - r.confidence) / max(1, self._deck_size - 1)
         joint[CARD_CLASSES.index(label), 0] = r.confidence
         joint = joint / joint.sum()
         return (det, joint) if self._in_row(_Card(det, joint=joint)) else (None, None)
@@ -765,8 +764,7 @@ class Recognizer:
         reads surely as a card whose number lies between those of its neighbours and is no other
         card's of the row."""
         def value(c: _Card) -> int | None:
-            label = CARD_CLASSES[int((posteriors.get(id(c), c.joint).sum(axis=1) * self.card_classes).argmax())]
-            return int(label) if label.isdigit() else None
+            return self._number(posteriors.get(id(c), c.joint))
 
         todo: list[tuple[_Card, int | None, int | None, set[int | None], list[_Card]]] = []
         for row, members in rows:
@@ -809,12 +807,8 @@ class Recognizer:
             return []
 
         def number(c: _Card) -> int | None:
-            label = CARD_CLASSES[int((c.joint.sum(axis=1) * self.card_classes).argmax())]
-            return int(label) if label.isdigit() else None
+            return self._number(c.joint)
 
-        used = {(v, col) for kind, v, col in taken if kind == "number"}
-        used |= {(number(c), c.colour if self.coloured else None) for c in cards
-                 if c.joint is not None and c.card_prob >= self.config.min_card_prob}
         todo: list[tuple[_Card, int, int]] = []
         for row, members in ctx.rows:  # as `_rows` found them (numbers as read since)
             if sum(self._hidden(c) for c in members) < 2:
@@ -845,6 +839,9 @@ class Recognizer:
         quads = [rotate_quad(c.det.quad, t) for c, *_rest in todo for _k, t in c.crops]
         probs = iter(self._classify(warp_crops(ctx.pyramid, quads, [INDEX_REGION] * len(quads)),
                                     ["index"] * len(quads)))
+        used = {(v, col) for kind, v, col in taken if kind == "number"}
+        used |= {(number(c), c.colour if self.coloured else None) for c in cards
+                 if c.joint is not None and c.card_prob >= self.config.min_card_prob}
         sure = []
         for c, lo, hi in todo:
             self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
@@ -868,9 +865,17 @@ class Recognizer:
             found = [c for c, o in zip(found, own, strict=True) if o.colour == c.colour]
         return found
 
+    def _label(self, joint: np.ndarray) -> str:
+        """The card (class) a joint reading says most likely, "none" and "back" aside."""
+        return CARD_CLASSES[int((joint.sum(axis=1) * self.card_classes).argmax())]
+
+    def _number(self, joint: np.ndarray) -> int | None:
+        label = self._label(joint)
+        return int(label) if label.isdigit() else None
+
     def _in_row(self, c: _Card) -> bool:
         """A card that reads as a number card (or a joker, which takes a number's place)."""
-        label = CARD_CLASSES[int((c.joint.sum(axis=1) * self.card_classes).argmax())]
+        label = self._label(c.joint)
         return label.isdigit() or label == "joker"
 
     def _orient(self, cards: list[_Card]) -> None:
