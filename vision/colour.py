@@ -206,7 +206,7 @@ def measure_inks(pixs: list[np.ndarray], light: np.ndarray | None = None,
                            np.asarray(weights[k], np.float32).reshape(-1) for k, m in zip(todo, counts, strict=True)])
     wsel = c[sel] ** 2 * wpix[sel] * np.clip((100.0 - L[sel]) / 50.0, DARK_MIN, 2.0)
     hue = (np.degrees(np.arctan2(b[sel], a[sel])) + 360.0) % 360.0
-    ends = np.cumsum([int(sel[sp].sum()) for sp in spans]).tolist()
+    ends = np.cumsum(sel)[[sp.stop - 1 for sp in spans]].tolist()  # ink pixels up to each card's end
     for k, sp, w, top, i, j in zip(todo, spans, ws, tops, [0, *ends][:-1], ends, strict=True):
         out[k] = Ink(w, L[sp], a[sp], b[sp], top, sel[sp], wsel[i:j], hue[i:j])
     return out
@@ -259,8 +259,9 @@ def name_inks(measured: list[Ink | None], allowed: tuple[str, ...] = SUITS,
         # Each ink pixel counts for the measured inks near it (a Gaussian of 25 a*b* units).
         near = np.exp(-((a[:, None] - ref[None, :, 0]) ** 2 + (b[:, None] - ref[None, :, 1]) ** 2) / 625.0)
     r = np.radians(hue)
-    sin_w, cos_w = np.sin(r) * weights, np.cos(r) * weights
-    a_w, b_w = a * weights, b * weights
+    # The weighted sums of each card in one call: a row's sum over a span is that span's own sum
+    # (the same pairwise summation), and five calls per card cost more than the arithmetic.
+    weighted = np.stack([np.sin(r) * weights, np.cos(r) * weights, weights, a * weights, b * weights])
     for (k, ink, wtuple), sp, sectors in zip(todo, spans, by_sector, strict=True):
         w = weights[sp]
         if inks:
@@ -273,11 +274,12 @@ def name_inks(measured: list[Ink | None], allowed: tuple[str, ...] = SUITS,
         total = float(sum(scores.values())) or 1.0
         name = max(scores, key=lambda n: scores[n])
         share = scores[name] / total
-        mh = float((math.degrees(math.atan2(float(sin_w[sp].sum()), float(cos_w[sp].sum()))) + 360) % 360)  # mean hue
+        sin_sum, cos_sum, wsum, a_sum, b_sum = weighted[:, sp].sum(axis=1).tolist()
+        mh = float((math.degrees(math.atan2(sin_sum, cos_sum)) + 360) % 360)  # mean hue
         conf = share * (1.0 - math.exp(-_border_margin(mh) / 6.0)) if not inks else share
         conf *= min(1.0, ink.top / (2 * MIN_CHROMA))
-        wsum = float(w.sum()) or 1.0
-        mean_ink = (float(a_w[sp].sum()) / wsum, float(b_w[sp].sum()) / wsum)
+        wsum = wsum or 1.0
+        mean_ink = (a_sum / wsum, b_sum / wsum)
         out[k] = ColourReading(name, float(conf), mh, ink.top, wtuple, mean_ink)
     return out
 
