@@ -3,13 +3,27 @@ the choice can be forced, and a broken model file is a clear error."""
 
 from __future__ import annotations
 
+import shutil
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vision import runtime
-from vision.classify import MODELS_DIR, Classifier, ModelError
+from vision.classify import (
+    CARD_REGION,
+    INDEX_REGION,
+    MODELS_DIR,
+    Classifier,
+    ModelError,
+    Pyramid,
+    model_file,
+    warp_crops,
+)
+from vision.render import random_scene, render
+
+GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
 
 pytest.importorskip("onnxruntime")
 
@@ -54,15 +68,56 @@ def test_outputs_are_chosen_by_name(monkeypatch):
         assert np.array_equal(f, f_only)
 
 
-def test_the_classifier_reads_alike_on_either_runtime(monkeypatch):
+def _float_only(tmp_path) -> Path:
+    """A models folder with the card classifier's float model alone (no 8-bit one)."""
+    for f in ("cards.onnx", "cards.json"):
+        shutil.copy(MODELS_DIR / f, tmp_path / f)
+    return tmp_path
+
+
+def test_the_float_classifier_reads_alike_on_either_runtime(monkeypatch, tmp_path):
     crops = (np.random.default_rng(3).random((40, 32, 32, 3)) * 255).astype(np.uint8)
     probs = {}
     for which in runtime.BACKENDS:
         monkeypatch.setenv(runtime.ENV, which)
-        probs[which] = Classifier().probs(crops)
+        probs[which] = Classifier(models_dir=_float_only(tmp_path)).probs(crops)
     a, b = probs.values()
     assert np.abs(a - b).max() < 1e-3
     assert (a.reshape(40, -1).argmax(1) == b.reshape(40, -1).argmax(1)).all()
+
+
+def _crops_of_tables(count: int) -> np.ndarray:
+    """Whole-card and corner-index crops at the true outlines of rendered held-out tables."""
+    crops = []
+    for k in range(count):
+        scene = random_scene(GAMES[k % len(GAMES)], np.random.default_rng([31, k]), "holdout", hand=False)
+        image, truth = render(scene)
+        quads = [np.asarray(c["corners"], np.float32) for c in truth["cards"]]
+        pyr = Pyramid(image)
+        crops.append(warp_crops(pyr, quads * 2, [CARD_REGION] * len(quads) + [INDEX_REGION] * len(quads)))
+    return np.concatenate(crops)
+
+
+def test_onnx_runtime_reads_cards_with_the_8bit_classifier_as_the_float_one_does(monkeypatch, tmp_path):
+    """Where ONNX Runtime runs, the 8-bit card classifier is used: on crops of real tables its top
+    class (number and way up) is the float model's nearly always, and as sure."""
+    monkeypatch.setenv(runtime.ENV, "onnxruntime")
+    eight = Classifier()
+    assert eight.path.name == "cards.int8.onnx"
+    assert eight.fingerprint != Classifier(models_dir=_float_only(tmp_path)).fingerprint
+    crops = _crops_of_tables(6)
+    assert len(crops) >= 150
+    a = eight.probs(crops).reshape(len(crops), -1)
+    b = Classifier(models_dir=tmp_path).probs(crops).reshape(len(crops), -1)
+    assert (a.argmax(1) == b.argmax(1)).mean() >= 0.98
+    assert np.median(np.abs(a.max(1) - b.max(1))) < 0.02
+
+
+def test_opencv_runs_the_float_classifier(monkeypatch):
+    monkeypatch.setenv(runtime.ENV, "opencv")
+    assert model_file("cards") == MODELS_DIR / "cards.onnx"
+    monkeypatch.setenv(runtime.ENV, "onnxruntime")
+    assert model_file("cards") == MODELS_DIR / "cards.int8.onnx"
 
 
 def test_without_onnxruntime_the_networks_run_through_opencv(monkeypatch):
