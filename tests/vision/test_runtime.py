@@ -102,18 +102,18 @@ def test_onnx_runtime_reads_cards_with_the_8bit_classifier_as_the_float_one_does
     """Where ONNX Runtime runs, the 8-bit card classifier is used: on crops of real tables its top
     class (number and way up) is the float model's nearly always, and as sure."""
     monkeypatch.setenv(runtime.ENV, "onnxruntime")
-    eight = Classifier()
-    assert eight.path.name == "cards.int8.onnx"
-    assert eight.fingerprint != Classifier(models_dir=_float_only(tmp_path)).fingerprint
+    eight, full = Classifier(), Classifier(models_dir=_float_only(tmp_path))
+    assert eight.path.name == "cards.int8.onnx" and full.path.name == "cards.onnx"
+    assert eight.fingerprint != full.fingerprint  # deck profiles taught with the other are set aside
     crops = _crops_of_tables(6)
     assert len(crops) >= 150
     a = eight.probs(crops).reshape(len(crops), -1)
-    b = Classifier(models_dir=tmp_path).probs(crops).reshape(len(crops), -1)
+    b = full.probs(crops).reshape(len(crops), -1)
     assert (a.argmax(1) == b.argmax(1)).mean() >= 0.98
     assert np.median(np.abs(a.max(1) - b.max(1))) < 0.02
 
 
-def test_opencv_runs_the_float_classifier(monkeypatch):
+def test_each_runtime_runs_its_card_classifier(monkeypatch):
     monkeypatch.setenv(runtime.ENV, "opencv")
     assert model_file("cards") == MODELS_DIR / "cards.onnx"
     monkeypatch.setenv(runtime.ENV, "onnxruntime")
