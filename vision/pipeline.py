@@ -299,6 +299,11 @@ ROW_COLOUR_VOTES = 1.5  # least weight of those votes (a row of two says little)
 COLOUR_SURE = 0.95  # a card's own colour named this surely stands against its row's
 
 
+def _vote_sureness(share: float, votes: float) -> float:
+    """How surely a row's colour vote names a card: its share, discounted under three votes."""
+    return share * min(1.0, votes / 3.0)
+
+
 def _row_colours(members: list[_Card]) -> None:
     """A row is one colour: a card named another colour than its row's, not surely, is named
     the row's (a narrow strip of a card shows little stock and less ink)."""
@@ -307,7 +312,7 @@ def _row_colours(members: list[_Card]) -> None:
             continue
         name, share, votes = _row_colour([m for m in members if m is not c])
         if name is not None and name != c.colour and share >= ROW_COLOUR_SHARE and votes >= ROW_COLOUR_VOTES:
-            c.colour, c.colour_conf = name, max(c.colour_conf, share * min(1.0, votes / 3.0))
+            c.colour, c.colour_conf = name, max(c.colour_conf, _vote_sureness(share, votes))
 
 
 def _slots(owners: list[int]) -> list[tuple[int, int]]:
@@ -824,7 +829,7 @@ class Recognizer:
             if sum(self._hidden(c) for c in members) < 2:
                 continue  # a row laid side by side: the detector splits cards seen whole
             colour, share, votes = _row_colour(members)
-            colour_conf = share * min(1.0, votes / 3.0)  # as `_row_colours` gives a row's colour
+            colour_conf = _vote_sureness(share, votes)
             corners = _row_corners(members)
             for k, r in enumerate(row.steps):
                 a, b = members[k], members[k + 1]
