@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .boardfind import BoardTracker, layout_points, load_calibration_view
-from .boardview import BoardView, crop_transform, sample_crop, square_quad
+from .boardview import BoardView, board_crops, square_quad
 from .classify import MODELS_DIR, ModelError, Pyramid, regions_box
 from .errors import CalibrationError
 from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
@@ -599,7 +599,7 @@ class Start11Reader:
 
     def _square_crops(self, pyr: Pyramid, view: BoardView, idx: np.ndarray, out_px: int) -> list[np.ndarray]:
         centres = layout_points(self.layout)
-        return [sample_crop(pyr, crop_transform(view, centres[i], TILE_CROP_MM, out_px), out_px) for i in idx]
+        return board_crops(pyr, view, centres[idx], TILE_CROP_MM, out_px)
 
     def learn_empty(self, image: np.ndarray, pyr: Pyramid | None = None) -> int:
         """Keep the look of every square in view of the empty board (as it lies at the start of
@@ -647,12 +647,9 @@ class Start11Reader:
         props = beside_board(pyr, view, outlines, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
         if not len(props):
             return []
-        angles, crops = [], []
-        for c in props:
-            first = sample_crop(pyr, crop_transform(view, c, TILE_CROP_MM * 0.8, model.crop), model.crop)
-            a = dominant_angle(first)
-            angles.append(a)
-            crops.append(sample_crop(pyr, crop_transform(view, c, TILE_CROP_MM, model.crop, a), model.crop))
+        # Each proposal read squared to its own edges (their direction in a first, closer crop).
+        angles = [dominant_angle(c) for c in board_crops(pyr, view, props, TILE_CROP_MM * 0.8, model.crop)]
+        crops = board_crops(pyr, view, props, TILE_CROP_MM, model.crop, angles)
         probs, colours = model.run(tile_input(np.stack(crops)))
         found = []
         for n in range(len(props)):

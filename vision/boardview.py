@@ -128,17 +128,36 @@ def crop_transform(view: BoardView, centre_mm: Any, size_mm: float, out_px: int,
                    scale: float = 1.0) -> np.ndarray:
     """3×3 map from crop pixels to image pixels: a `size_mm` square of the board plane round
     `centre_mm`, turned by `angle_deg` (clockwise on the board), sampled at `out_px` pixels."""
-    c = np.asarray(centre_mm, np.float64)
+    return crop_transforms(view, [centre_mm], size_mm, out_px, [angle_deg], scale)[0]
+
+
+def crop_transforms(view: BoardView, centres_mm: Any, size_mm: float, out_px: int,
+                    angles_deg: Any = None, scale: float = 1.0) -> list[np.ndarray]:
+    """`crop_transform` of each centre (and angle, default 0): the corners of all crops go
+    through the view in one call (its lens model is numpy arithmetic, whose per-call cost was
+    most of a board read's crop time), each crop's arithmetic as it was alone."""
+    centres = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+    if not len(centres):
+        return []
+    angles = [0.0] * len(centres) if angles_deg is None else [float(a) for a in angles_deg]
     h = size_mm * scale / 2.0
-    a = math.radians(angle_deg)
-    ca, sa = math.cos(a), math.sin(a)
     local = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
-    rot = np.array([[ca, -sa], [sa, ca]])
-    mm = c + local @ rot.T
-    px = view.to_image(mm)
+    turned: dict[float, np.ndarray] = {}
+    for a_deg in set(angles):
+        a = math.radians(a_deg)
+        ca, sa = math.cos(a), math.sin(a)
+        turned[a_deg] = local @ np.array([[ca, -sa], [sa, ca]]).T
+    mm = np.concatenate([c + turned[a] for c, a in zip(centres, angles, strict=True)])
+    px = view.to_image(mm).astype(np.float32)
     src = np.array([[-0.5, -0.5], [out_px - 0.5, -0.5], [out_px - 0.5, out_px - 0.5], [-0.5, out_px - 0.5]],
                    np.float32)
-    return cv2.getPerspectiveTransform(src, px.astype(np.float32))
+    return [cv2.getPerspectiveTransform(src, px[4 * k: 4 * k + 4]) for k in range(len(centres))]
+
+
+def board_crops(pyr: Pyramid, view: BoardView, centres_mm: Any, size_mm: float, out_px: int,
+                angles_deg: Any = None) -> list[np.ndarray]:
+    """`sample_crop` through `crop_transforms` of each centre: the crops a reader classifies."""
+    return [sample_crop(pyr, m, out_px) for m in crop_transforms(view, centres_mm, size_mm, out_px, angles_deg)]
 
 
 def sample_crop(pyr: Pyramid, m: np.ndarray, out_px: int) -> np.ndarray:

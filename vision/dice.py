@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from .board import away_from, crop_model, dominant_angle, in_regions, proposals, suppress
-from .boardview import BoardView, crop_transform, sample_crop, square_quad
+from .boardview import BoardView, board_crops, square_quad
 from .classify import MODELS_DIR, ModelError, Pyramid, preprocess
 from .runtime import network
 from .types import DieReading, quad_of
@@ -53,7 +53,7 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     props = np.concatenate([found, props]) if len(props) else found
     if not len(props):
         return []
-    crops = [sample_crop(pyr, crop_transform(view, c, DIE_CROP_MM, model.crop), model.crop) for c in props]
+    crops = board_crops(pyr, view, props, DIE_CROP_MM, model.crop)
     probs, _ = model.run(preprocess(np.stack(crops)))
     p_die = 1.0 - probs[:, 0]
     hit = np.flatnonzero(p_die >= MIN_DIE)

@@ -38,7 +38,7 @@ from .board import (
     suppress,
 )
 from .boardfind import BoardTracker, layout_points, load_calibration_view
-from .boardview import BoardView, crop_transform, sample_crop
+from .boardview import BoardView, board_crops
 from .classify import Pyramid
 from .layouts import BoardLayout, load_layout
 from .types import DieReading, TokenReading
@@ -227,8 +227,7 @@ class NumeriReader:
         visible = (img_c[:, 0] >= 0) & (img_c[:, 0] < w) & (img_c[:, 1] >= 0) & (img_c[:, 1] < h)
         todo = visible if regions is None else visible & in_regions(img_c, regions)
         idx = np.flatnonzero(todo)
-        crops = [sample_crop(pyr, crop_transform(view, centres[i], TOKEN_CROP_MM, model.crop), model.crop)
-                 for i in idx]
+        crops = board_crops(pyr, view, centres[idx], TOKEN_CROP_MM, model.crop)
         probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)) if crops else
                                    np.zeros((0, 3, model.crop, model.crop), np.float32))
         if regions is None:
@@ -286,7 +285,7 @@ class NumeriReader:
         props = away_from(props, layout_points(self.layout), diameter_mm=self.layout.square_mm / 0.9)
         if not len(props):
             return []
-        crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in props]
+        crops = board_crops(pyr, view, props, TOKEN_CROP_MM, model.crop)
         probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)))
         found = []
         for n in range(len(props)):
@@ -323,7 +322,7 @@ class NumeriReader:
             pts = away_from(pts, view.to_board(np.array([x.center for x in known])), TOKEN_MM)
             if not len(pts):
                 break
-            crops = [sample_crop(pyr, crop_transform(view, c, TOKEN_CROP_MM, model.crop), model.crop) for c in pts]
+            crops = board_crops(pyr, view, pts, TOKEN_CROP_MM, model.crop)
             probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)))
             found = []
             for n in range(len(pts)):

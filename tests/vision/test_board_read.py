@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
 from vision import board as board_mod
 from vision import tokens as tokens_mod
-from vision.boardview import BoardView, crop_transform, sample_crop
+from vision.boardview import BoardView, board_crops, crop_transform, crop_transforms, sample_crop
 from vision.calibrate import from_corners
+from vision.classify import Pyramid
 from vision.errors import CalibrationError
 from vision.layouts import load_layout
 from vision.pipeline import Recognizer
@@ -50,6 +52,33 @@ def _scene(game: str, seed: int, **kw):
 
 def _by_square(items: list[dict]) -> dict[str, dict]:
     return {str(i["square"]).replace("-", ":"): i for i in items if i.get("square") is not None}
+
+
+def test_crops_cut_together_are_those_cut_one_by_one_and_lie_on_their_squares() -> None:
+    """Board crops are cut in one batch (`crop_transforms`, `board_crops`): each is the crop cut
+    alone, bit for bit, under a lens that bends lines (k1), and each crop's corner pixels are
+    the corners of its square of the board, turned as asked."""
+    size = (200.0, 150.0)
+    corners = np.array([[210.0, 140.0], [1450.0, 180.0], [1390.0, 1100.0], [240.0, 1060.0]])
+    plain = BoardView.from_corners(corners, size, (1640, 1232))
+    view = BoardView.from_homography(plain.matrix, (1640, 1232), size, k1=-0.08)
+    rng = np.random.default_rng(5)
+    centres = rng.uniform([10, 10], [190, 140], (9, 2))
+    angles = rng.uniform(-45, 45, 9)
+    together = crop_transforms(view, centres, 24.0, 40, angles)
+    alone = [crop_transform(view, c, 24.0, 40, a) for c, a in zip(centres, angles, strict=True)]
+    assert all(np.array_equal(t, a) for t, a in zip(together, alone, strict=True))
+    for m, c, a in zip(together, centres, angles, strict=True):
+        t = np.radians(a)
+        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        want = view.to_image(c + np.array([[-12.0, -12.0], [12.0, -12.0], [12.0, 12.0], [-12.0, 12.0]]) @ rot.T)
+        got = cv2.perspectiveTransform(np.array([[[-0.5, -0.5], [39.5, -0.5], [39.5, 39.5], [-0.5, 39.5]]]), m)[0]
+        assert np.allclose(got, want, atol=1e-3)
+    image = rng.integers(0, 256, (1232, 1640, 3), np.uint8)
+    pyr = Pyramid(image)
+    crops = board_crops(pyr, view, centres, 24.0, 40, angles)
+    assert all(np.array_equal(k, sample_crop(pyr, m, 40)) for k, m in zip(crops, alone, strict=True))
+    assert board_crops(pyr, view, np.zeros((0, 2)), 24.0, 40) == []
 
 
 @pytest.mark.parametrize("seed", [3, 7])
