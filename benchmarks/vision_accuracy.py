@@ -6,6 +6,7 @@ Usage: python benchmarks/vision_accuracy.py [--scenes 200] [--seed 3000] [--work
        python benchmarks/vision_accuracy.py --conditions --scenes 8   # per photographic condition
        python benchmarks/vision_accuracy.py --true-outlines            # reading alone, at the true outlines
        python benchmarks/vision_accuracy.py --set index_visible=0.7    # a RecognizerConfig field changed
+       python benchmarks/vision_accuracy.py --pool train --seed 7000 --regions 4  # region re-reads too
 
 Each scene is a random table of one card game (rows side by side, overlapping or stacked,
 11 nimmt! piles, and one scene in five a round-end spread of loose cards at any angle), with
@@ -62,8 +63,35 @@ def _true_detections(truth: dict, rng: np.random.Generator) -> list:
     return dets
 
 
+def _region_rereads(rec, image: np.ndarray, truth: dict, full, n: int,
+                    rng: np.random.Generator) -> tuple[int, int, int]:
+    """(cards, exact in the full read, exact re-read): `n` cards of the table each re-read alone
+    in its region (its box and 10 pixels round it, as a stabiliser reports a card put down),
+    after the full read, as the service re-reads an unchanged neighbour of a changed place."""
+    from vision.train.evaluate import same_card
+
+    def at(obs, q):
+        c, w = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
+        near = [(float(np.linalg.norm(np.mean(r.corners, axis=0) - c)), i) for i, r in enumerate(obs.cards)]
+        near = [x for x in near if x[0] < 0.3 * w]
+        return obs.cards[min(near)[1]] if near else None
+
+    cards = truth["cards"]
+    done = full_ok = again_ok = 0
+    for i in rng.permutation(len(cards))[:n]:
+        t, q = cards[i], np.asarray(cards[i]["corners"], np.float64)
+        x0, y0 = (q.min(axis=0) - 10).astype(int)
+        x1, y1 = (q.max(axis=0) + 10).astype(int)
+        f = at(full, q)
+        r = at(rec.read(image, regions=[(int(x0), int(y0), int(x1), int(y1))]), q)
+        done += 1
+        full_ok += f is not None and same_card(t, f.to_json())
+        again_ok += r is not None and same_card(t, r.to_json())
+    return done, full_ok, again_ok
+
+
 def _job(args):
-    game, seed, k, pool, indices, condition, true_outlines, settings = args
+    game, seed, k, pool, indices, condition, true_outlines, settings, regions = args
     from vision.pipeline import Recognizer, RecognizerConfig
     from vision.render import render
     from vision.train.evaluate import FULL, condition_scene, score_scene
@@ -85,15 +113,19 @@ def _job(args):
         rec = _REC[key]
         ctx = ReadContext(image=image, pyramid=Pyramid(image), game=game, recognizer=rec, regions=None)
         cards = rec.read_cards(ctx, _true_detections(truth, np.random.default_rng([seed, k, 7])))
+        reread = (0, 0, 0)
     else:
-        cards = list(_REC[key].read(image).cards)
+        full = _REC[key].read(image)
+        cards = list(full.cards)
     ms = (time.perf_counter() - t0) * 1000
+    if not true_outlines:
+        reread = _region_rereads(_REC[key], image, truth, full, regions, np.random.default_rng([seed, k, 99]))
     s = score_scene(truth, [c.to_json() for c in cards], scene_id=f"{game}#{k}")
     tags = {"game": game, "layout": scene.meta.get("mode") or _layout(truth), "light": scene.light.name,
             "table": scene.table.name, "template": scene.design.template}
     if condition:
         tags = {"condition": condition, "game": game}
-    return s, tags, ms
+    return s, tags, ms, reread
 
 
 def _layout(truth: dict) -> str:
@@ -118,6 +150,8 @@ def main() -> None:
     ap.add_argument("--conditions", action="store_true",
                     help="instead of random tables: each photographic condition in turn (rotation, tilt, glare, dim,"
                          " warm, blur, overlap, light table, loose spread), --scenes per condition")
+    ap.add_argument("--regions", type=int, default=0, metavar="N",
+                    help="after each full read, re-read N of the table's cards one at a time in their regions")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.7")
     a = ap.parse_args()
@@ -139,19 +173,21 @@ def main() -> None:
 
     games = a.games.split(",")
     if a.conditions:
-        jobs = [(games[k % len(games)], a.seed, k, "holdout", a.indices, cond, a.true_outlines, settings)
+        jobs = [(games[k % len(games)], a.seed, k, "holdout", a.indices, cond, a.true_outlines, settings, a.regions)
                 for cond in CONDITIONS for k in range(a.scenes)]
     else:
-        jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines, settings)
+        jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines, settings, a.regions)
                 for k in range(a.scenes)]
     total = Score()
     by: dict[str, dict[str, Score]] = defaultdict(lambda: defaultdict(Score))
     times = []
+    reread = np.zeros(3, np.int64)
     t0 = time.time()
     with mp.Pool(a.workers) as pool:
-        for n, (s, tags, ms) in enumerate(pool.imap_unordered(_job, jobs), 1):
+        for n, (s, tags, ms, again) in enumerate(pool.imap_unordered(_job, jobs), 1):
             total.add(s)
             times.append(ms)
+            reread += again
             for k, v in tags.items():
                 by[k][str(v)].add(s)
             if not a.json and n % 20 == 0:
@@ -159,6 +195,9 @@ def main() -> None:
     summ = total.summary()
     summ.update(pool=a.pool, seed=a.seed, indices=a.indices, settings=settings,
                 read_ms_median_loaded_machine=float(np.median(times)))
+    if reread[0]:
+        summ["region_reread"] = {"cards": int(reread[0]), "exact_full_read": round(float(reread[1] / reread[0]), 4),
+                                 "exact_reread": round(float(reread[2] / reread[0]), 4)}
     summ["by"] = {k: {name: {m: round(v, 4) for m, v in sc.summary().items() if m in
                              ("cards", "scenes", "exact", "recall", "precision", "scenes_exact")}
                       for name, sc in sorted(d.items())} for k, d in by.items()}
@@ -174,6 +213,10 @@ def main() -> None:
           "   (target 0)")
     print(f"  6/9-style confusions    {summ['value_pairs'] or 0}")
     print(f"  confidence ECE          {summ['ece']:.4f}")
+    if reread[0]:
+        rr = summ["region_reread"]
+        print(f"  re-read in its region   {rr['exact_reread'] * 100:6.2f} %   ({rr['cards']} cards, one at a time; "
+              f"{rr['exact_full_read'] * 100:.2f} % in the full read)")
     for k, d in summ["by"].items():
         print(f"\n  by {k}:")
         for name, m in d.items():

@@ -88,6 +88,74 @@ def test_a_changed_region_updates_only_that_region(recognizers):
     assert again.extra["regions"] == [[int(x0), int(y0), int(x1), int(y1)]]
 
 
+def _reading_at(obs: Observation, centre: np.ndarray, width: float):
+    near = [c for c in obs.cards if np.linalg.norm(np.mean(c.corners, axis=0) - centre) < 0.3 * width]
+    return min(near, key=lambda c: np.linalg.norm(np.mean(c.corners, axis=0) - centre)) if near else None
+
+
+def _same_card_at(a, b, tol: float) -> bool:
+    return a is not None and (a.value, a.color) == (b.value, b.color) and np.allclose(a.corners, b.corners, atol=tol)
+
+
+def test_a_region_read_again_keeps_a_cards_outline_when_the_new_one_goes_astray(monkeypatch):
+    """The detector, seeing only a window round a region, now and then outlines crosswise a
+    card it outlined right on the whole picture. The card is read at both outlines and the
+    surer reading kept (`PRIOR_NEAR`): re-reading an unchanged table changes nothing."""
+    import vision.pipeline as pl
+
+    image, truth = _shot("elfer-raus", "plain", 11)
+    rec = Recognizer("elfer-raus")
+    rec.read(image)
+    detect = Recognizer.detect
+
+    def astray(self, img, regions=None):  # the window's outlines turned crosswise
+        dets = detect(self, img, regions)
+        if regions is None:
+            return dets
+        return [replace(d, quad=pl._turned(d.quad, 90.0), angle=(d.angle + 90.0) % 180.0) for d in dets]
+
+    monkeypatch.setattr(Recognizer, "detect", astray)
+    kept = changed = 0
+    for t in truth["cards"][:4]:
+        q = np.asarray(t["corners"], np.float64)
+        centre, width = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
+        x0, y0 = (q.min(axis=0) - 10).astype(int)
+        x1, y1 = (q.max(axis=0) + 10).astype(int)
+        region = [(int(x0), int(y0), int(x1), int(y1))]
+        monkeypatch.setattr(pl, "PRIOR_NEAR", 0.25)
+        before = _reading_at(rec.read(image), centre, width)
+        assert before is not None and (before.value, before.color) == (t["value"], t["color"])
+        after = _reading_at(rec.read(image, regions=region), centre, width)
+        kept += _same_card_at(after, before, 0.06 * width)
+        monkeypatch.setattr(pl, "PRIOR_NEAR", 0.0)  # without the earlier outline
+        before = _reading_at(rec.read(image), centre, width)
+        changed += not _same_card_at(_reading_at(rec.read(image, regions=region), centre, width), before, 0.06 * width)
+    assert kept == 4
+    assert changed >= 3  # the crosswise outline alone reads otherwise
+
+
+def test_an_earlier_outline_is_read_again_only_where_the_new_one_lies_otherwise() -> None:
+    """A card put down where another lay, lying as it did, is the new card: only an earlier
+    outline near a new one and turned from it or of another size is read again, each new
+    outline with one earlier outline at most."""
+    import vision.pipeline as pl
+    from vision.detect import Detection
+
+    def det(cx: float, cy: float, angle: float, w: float = 100.0) -> Detection:
+        q = np.array([[-w / 2, -w * 0.75], [w / 2, -w * 0.75], [w / 2, w * 0.75], [-w / 2, w * 0.75]])
+        q = pl._turned(q + (cx, cy), angle - 90.0)
+        return Detection(quad=q, centre=(cx, cy), angle=angle % 180.0, size=(w, 1.5 * w), face=1.0, pixels=100)
+
+    cards = [pl._Card(det(200, 200, 90)), pl._Card(det(600, 200, 90))]
+    assert pl._prior_pairs(cards, [det(210, 205, 92)]) == []  # put down a little off: the new card
+    assert pl._prior_pairs(cards, [det(210, 205, 92, w=130)])[0][0] == 0  # another size
+    crosswise = det(205, 200, 0)
+    assert pl._prior_pairs(cards, [crosswise]) == [(0, crosswise)]
+    assert pl._prior_pairs(cards, [det(400, 200, 0)]) == []  # near no card found now
+    first, second = det(602, 200, 30), det(598, 200, 150)
+    assert pl._prior_pairs(cards, [first, second]) == [(1, first)]
+
+
 def test_a_region_read_crops_as_from_the_whole_photo(monkeypatch):
     """A region read again reduces only a window round it for its crops (`REGION_CROP_PAD`): a
     card taken off an overlapping row and put back reads the same, to the outline, as with the
