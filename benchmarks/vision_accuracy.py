@@ -66,8 +66,10 @@ def _true_detections(truth: dict, rng: np.random.Generator) -> list:
 def _region_rereads(rec, image: np.ndarray, truth: dict, full, n: int,
                     rng: np.random.Generator) -> tuple[int, int, int]:
     """(cards, exact in the full read, exact re-read): `n` cards of the table each re-read alone
-    in its region (its box and 10 pixels round it, as a stabiliser reports a card put down),
-    after the full read, as the service re-reads an unchanged neighbour of a changed place."""
+    in its region (`vision_speed.card_region`), after the full read, as the service re-reads an
+    unchanged neighbour of a changed place."""
+    from vision_speed import card_region
+
     from vision.train.evaluate import same_card
 
     def at(obs, q):
@@ -80,10 +82,8 @@ def _region_rereads(rec, image: np.ndarray, truth: dict, full, n: int,
     done = full_ok = again_ok = 0
     for i in rng.permutation(len(cards))[:n]:
         t, q = cards[i], np.asarray(cards[i]["corners"], np.float64)
-        x0, y0 = (q.min(axis=0) - 10).astype(int)
-        x1, y1 = (q.max(axis=0) + 10).astype(int)
         f = at(full, q)
-        r = at(rec.read(image, regions=[(int(x0), int(y0), int(x1), int(y1))]), q)
+        r = at(rec.read(image, regions=[card_region(q)]), q)
         done += 1
         full_ok += f is not None and same_card(t, f.to_json())
         again_ok += r is not None and same_card(t, r.to_json())
@@ -113,13 +113,12 @@ def _job(args):
         rec = _REC[key]
         ctx = ReadContext(image=image, pyramid=Pyramid(image), game=game, recognizer=rec, regions=None)
         cards = rec.read_cards(ctx, _true_detections(truth, np.random.default_rng([seed, k, 7])))
-        reread = (0, 0, 0)
     else:
         full = _REC[key].read(image)
         cards = list(full.cards)
     ms = (time.perf_counter() - t0) * 1000
-    if not true_outlines:
-        reread = _region_rereads(_REC[key], image, truth, full, regions, np.random.default_rng([seed, k, 99]))
+    reread = (0, 0, 0) if true_outlines else \
+        _region_rereads(_REC[key], image, truth, full, regions, np.random.default_rng([seed, k, 99]))
     s = score_scene(truth, [c.to_json() for c in cards], scene_id=f"{game}#{k}")
     tags = {"game": game, "layout": scene.meta.get("mode") or _layout(truth), "light": scene.light.name,
             "table": scene.table.name, "template": scene.design.template}

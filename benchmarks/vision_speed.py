@@ -62,13 +62,18 @@ def speed_photos(count: int, seed: int) -> list[tuple[str, np.ndarray, dict]]:
     return shots
 
 
+def card_region(corners) -> tuple[int, int, int, int]:
+    """A card's region as a stabiliser reports a card put down: its box and 10 pixels round it."""
+    q = np.asarray(corners, np.float64)
+    (x0, y0), (x1, y1) = q.min(axis=0) - 10, q.max(axis=0) + 10
+    return int(x0), int(y0), int(x1), int(y1)
+
+
 def one_card_region(truth: dict) -> list[tuple[int, int, int, int]] | None:
-    """The changed region re-read: the middle card of the truth's list and 10 pixels round it."""
+    """The changed region re-read: the middle card of the truth's list (`card_region`)."""
     if not truth["cards"]:
         return None
-    q = np.asarray(truth["cards"][len(truth["cards"]) // 2]["corners"])
-    (x0, y0), (x1, y1) = q.min(axis=0) - 10, q.max(axis=0) + 10
-    return [(int(x0), int(y0), int(x1), int(y1))]
+    return [card_region(truth["cards"][len(truth["cards"]) // 2]["corners"])]
 
 
 def pace(runs: int = 15) -> float:
