@@ -272,3 +272,10 @@ def _weighted_dlt(src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> np.ndarray
     return H / H[2, 2]
 
 
+def in_regions(px: np.ndarray, regions) -> np.ndarray:
+    """Which image points lie in any of the regions (x0, y0, x1, y1)."""
+    px = np.asarray(px, np.float64).reshape(-1, 2)
+    hit = np.zeros(len(px), bool)
+    for x0, y0, x1, y1 in regions:
+        hit |= (px[:, 0] >= x0) & (px[:, 0] < x1) & (px[:, 1] >= y0) & (px[:, 1] < y1)
+    return hit

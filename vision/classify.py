@@ -71,6 +71,7 @@ class Pyramid:
             if x1 - x0 >= 16 and y1 - y0 >= 16:
                 image, self.offset = image[y0:y1, x0:x1], (x0, y0)
         self.levels = [image]
+        self.memo: dict = {}  # things derived from the picture that several readers use (finder inputs)
 
     def level(self, k: int) -> np.ndarray:
         while len(self.levels) <= k:

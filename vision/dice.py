@@ -11,15 +11,12 @@ is. The outline reported is the top face's square, turned like its edges.
 
 from __future__ import annotations
 
-import math
-
-import cv2
 import numpy as np
 
-from .board import away_from, crop_model, dominant_angle, in_regions, proposals, suppress
+from .board import away_from, crop_model, dominant_angle, proposals, suppress
 from .boardview import BoardView, board_crops, square_quad
-from .classify import MODELS_DIR, ModelError, Pyramid, preprocess
-from .runtime import network
+from .classify import Pyramid, preprocess
+from .finder import Finder, find_centres
 from .types import DieReading, quad_of
 
 DIE_CLASSES = ("none", "1", "2", "3", "4", "5", "6", "star")
@@ -31,10 +28,10 @@ MIN_DIE = 0.5
 # Blob proposals read per picture besides the finder's. The finder points at nearly every die the
 # blobs find: on 140 held-out scenes 8 blobs read as many dice as 80, in 98 ms instead of 130.
 DIE_LIMIT = 8
-FINDER_MODEL = "die_centres"  # the die finder (`train.die_det`): where dice are, before what they show
-FINDER_PX_PER_MM = 0.8  # its input scale: a 16 mm die is about 13 pixels
-FINDER_STRIDE = 4
-FINDER_MIN = 0.08  # finder peaks weaker than this are not proposed
+# The die finder (`train.finder_train --kind dice`): where dice are, before what they show. Its
+# input is the picture at 0.8 px/mm (a 16 mm die about 13 pixels), its grid 4 pixels; weaker peaks
+# than 0.08 are not proposed.
+DIE_FINDER = Finder("die_centres", px_per_mm=0.8, stride=4, thing_mm=DIE_MM, least=0.08)
 FINDER_LIMIT = 16
 
 
@@ -72,47 +69,6 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
 
 
 def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray | None = None,
-              model_name: str = FINDER_MODEL) -> np.ndarray:
+              finder: Finder = DIE_FINDER) -> np.ndarray:
     """Board-mm centres of up to FINDER_LIMIT likely dice (strongest first), from the die finder."""
-    path = MODELS_DIR / f"{model_name}.onnx"
-    if not path.is_file():
-        raise ModelError(f"model file {path} is missing")
-    ppm = view.px_per_mm()
-    s = FINDER_PX_PER_MM / ppm
-    level = max(0, min(3, int(math.floor(math.log2(max(1.0 / s, 1.0))))))
-    img = pyr.level(level)
-    f = 2.0**level
-    # The whole picture, or only round the changed regions (a die's width and more of context).
-    lx0, ly0, lx1, ly1 = 0, 0, img.shape[1], img.shape[0]
-    if regions is not None:
-        r = np.asarray(list(regions), np.float64).reshape(-1, 4)
-        pad = 5.0 * DIE_MM * ppm  # the finder sees about this far round a die (its receptive field)
-        lx0, ly0 = (int(max(0.0, v / f)) for v in (r[:, 0].min() - pad, r[:, 1].min() - pad))
-        lx1, ly1 = int(min(img.shape[1], (r[:, 2].max() + pad) / f)), int(min(img.shape[0], (r[:, 3].max() + pad) / f))
-    W = int(round((lx1 - lx0) * f * s)) // FINDER_STRIDE * FINDER_STRIDE
-    H = int(round((ly1 - ly0) * f * s)) // FINDER_STRIDE * FINDER_STRIDE
-    if W < 2 * FINDER_STRIDE or H < 2 * FINDER_STRIDE:
-        return np.zeros((0, 2))
-    small = cv2.resize(img[ly0:ly1, lx0:lx1], (W, H), interpolation=cv2.INTER_AREA)
-    net = network(path)
-    heat = 1.0 / (1.0 + np.exp(-net.run(cv2.dnn.blobFromImage(small, 1 / 255.0, mean=(127.5, 127.5, 127.5)))[0][0, 0]))
-    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > FINDER_MIN)
-    ys, xs = np.nonzero(peaks)
-    order = np.argsort(-heat[ys, xs])
-    ys, xs = ys[order], xs[order]
-    pts = []
-    for y, x in zip(ys, xs, strict=True):  # the heat's centroid round each peak: a fraction of a cell
-        y0, y1, x0, x1 = max(0, y - 1), min(heat.shape[0], y + 2), max(0, x - 1), min(heat.shape[1], x + 2)
-        w = heat[y0:y1, x0:x1]
-        gy, gx = np.mgrid[y0:y1, x0:x1]
-        pts.append(((gx * w).sum() / w.sum(), (gy * w).sum() / w.sum()))
-    if not pts:
-        return np.zeros((0, 2))
-    g = np.asarray(pts, np.float64)
-    # Cell centre -> picture pixel (pixel edges scale, pixel centres sit half a pixel in).
-    px = [lx0 * f, ly0 * f] + (g + 0.5) * FINDER_STRIDE * [(lx1 - lx0) * f / W, (ly1 - ly0) * f / H] - 0.5
-    if regions is not None:
-        px = px[in_regions(px, regions)]
-        if not len(px):
-            return np.zeros((0, 2))
-    return away_from(view.to_board(px), exclude, DIE_MM)[:FINDER_LIMIT]
+    return away_from(find_centres(pyr, view, finder, regions), exclude, DIE_MM)[:FINDER_LIMIT]

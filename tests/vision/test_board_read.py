@@ -301,6 +301,60 @@ def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> Non
     assert near == [], f"{len(near)} of {len(chips)} plain discs read as tokens"
 
 
+def _numeri_on(table: str, seed: int, strays: list[tuple[float, float, int, str]], boxed: str | None = None):
+    """A held-out Numeri table on cloth `table`, its tokens on the track only, and `strays`
+    (board mm x, y, value, colour) laid beside the board; the colour `boxed` has no token on
+    the table: (image, truth)."""
+    from vision.render import random_table
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
+    scene.table = random_table(np.random.default_rng(seed), name=table)
+    spots = np.array([(x, y) for x, y, _v, _c in strays]).reshape(-1, 2)
+    gone = {(v, c) for _x, _y, v, c in strays}
+    scene.items = [it for it in scene.items if it.obj != "token" or (
+        it.square is not None and (it.card.get("value"), it.card.get("color")) not in gone
+        and it.card.get("color") != boxed)]
+    layout = load_layout("numeri")
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
+        scene.items.append(Item("token", {"value": strays[k][2], "color": strays[k][3]}, float(x), float(y),
+                                float(50 * k), layer=2, seed=300 * seed + k, group="stray"))
+    return render(scene)
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4, 5, 6])
+def test_dark_tokens_on_a_dark_cloth_beside_the_board_are_found_by_the_token_finder(seed: int) -> None:
+    # Held-out scene 37 (charcoal cloth) lost a green 1 beside the board: no circle closed round
+    # it and its blob was weaker than the cloth's. The token finder points at each such token.
+    from vision.finder import find_centres
+
+    layout = load_layout("numeri")
+    strays = [(70.0, -30.0, 1, "green"), (200.0, -32.0, 4, "blue"), (330.0, layout.height_mm + 30.0, 2, "red"),
+              (470.0, layout.height_mm + 32.0, 3, "green")]
+    image, truth = _numeri_on("charcoal-cloth", seed, strays)
+    want = [t for t in truth["tokens"] if t.get("square") is None]
+    assert len(want) == 4, "the tokens beside the board are in view"
+    view = _true_view("numeri", truth, image)
+    found = find_centres(Pyramid(image), view, tokens_mod.TOKEN_FINDER)
+    for t in want:
+        centre = view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0]
+        assert len(found) and np.linalg.norm(found - centre, axis=1).min() < 5.0, f"no peak on {t['value']}"
+    read = [t for t in _recognizer("numeri", truth, image).read(image).to_json()["tokens"] if t.get("square") is None]
+    got = sorted((t["value"], t["color"]) for t in read)
+    assert got == sorted((t["value"], t["color"]) for t in want)
+
+
+@pytest.mark.parametrize("seed", [4, 9])  # with the finder's peaks from 0.1, seed 9's dots read as red 1-5
+def test_a_dotted_cloths_dots_are_not_read_as_tokens(seed: int) -> None:
+    # The finder, which never saw a dotted cloth in training, marks the dots weakly (0.1-0.27);
+    # read, a colour's five values turned up among them (held-out scenes 7 and 31). Nothing lies
+    # beside the board here, and red's tokens are all still in the box.
+    image, truth = _numeri_on("polka-dots", seed, [], boxed="red")
+    read = _recognizer("numeri", truth, image).read(image).to_json()["tokens"]
+    beside = [t for t in read if t.get("square") is None]
+    assert beside == [], f"{len(beside)} dots read as tokens"
+
+
 def _blue_row_beside(seed: int, step):
     """A held-out Numeri table whose blue tokens are 1-5 laid in a row beside the board,
     `step(token_mm)` apart, and the other tokens on the track: (image, truth, the row's board
@@ -322,7 +376,7 @@ def _blue_row_beside(seed: int, step):
 @pytest.mark.parametrize("seed", [3, 5, 6, 7, 10])
 def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: int) -> None:
     # The blob detector put one peak between two touching tokens, or on a token's printed ring;
-    # the circle search finds each at its centre.
+    # the token finder marks each at its centre (as the circle search it replaced did).
     image, truth, _spots, _token_mm = _blue_row_beside(seed, lambda token_mm: token_mm + 0.5)
     row = [t for t in truth["tokens"] if t.get("square") is None]
     assert len(row) == 5, "the whole row is in view"
@@ -339,8 +393,8 @@ def test_a_row_of_touching_tokens_beside_the_board_is_read_token_by_token(seed: 
 
 @pytest.mark.parametrize("seed", [4, 7, 8])
 def test_a_colours_missing_tokens_are_looked_for_next_to_its_tokens_beside_the_board(seed: int, monkeypatch) -> None:
-    # A player's set laid in a row beside the board, the circle search finding one of them and
-    # no blob of the others among the strongest three (as on a busy cloth, where the cloth's own
+    # A player's set laid in a row beside the board, the token finder finding one of them and no
+    # blob of the others among the strongest three (as on a busy cloth, where the cloth's own
     # blobs are stronger): while blue lacks values, the next blobs lying beside its tokens are
     # read, and those beside what they find in turn.
     image, truth, spots, token_mm = _blue_row_beside(seed, lambda token_mm: 1.3 * token_mm)
@@ -349,9 +403,9 @@ def test_a_colours_missing_tokens_are_looked_for_next_to_its_tokens_beside_the_b
     ppm = _true_view("numeri", truth, image).px_per_mm()
 
     def first_only(*_a, **_kw) -> np.ndarray:
-        return np.array([[*spots[0], token_mm, np.nan]])
+        return np.array([spots[0]], np.float64)
 
-    monkeypatch.setattr(tokens_mod, "disc_proposals", first_only)
+    monkeypatch.setattr(tokens_mod, "find_centres", first_only)
     monkeypatch.setattr(tokens_mod, "OFF_LIMIT", 3)
 
     def read_row() -> list[tuple[int, str]]:
@@ -431,6 +485,43 @@ def test_loose_tiles_are_found_beside_the_board_and_a_cloths_checks_are_not_tile
     assert on_checks == [], f"{len(on_checks)} of the 9 checks read as tiles"
 
 
+@pytest.mark.parametrize("seed", [3, 9])
+def test_pale_tiles_on_a_pale_veined_table_are_found_by_the_tile_finder(seed: int) -> None:
+    # Cream tiles on grey marble under a dim lamp: no outline closes round them and their blobs
+    # are weaker than the veins', so before the tile finder these were missed (held-out scene 12).
+    from vision.finder import find_centres
+    from vision.render import random_light, random_table
+    from vision.render.scene import Item, board_to_table
+
+    scene = random_scene("start11", np.random.default_rng([seed, 1]), "holdout", hand=False)
+    scene.table = random_table(np.random.default_rng(seed), name="marble")
+    scene.light = random_light(np.random.default_rng(seed), name="dim-kitchen")
+    scene.items = [it for it in scene.items if it.obj != "tile" or it.square is not None]
+    layout = load_layout("start11")
+    spots = np.array([[40.0, -45.0], [200.0, -60.0], [380.0, -40.0], [120.0, layout.height_mm + 50.0],
+                      [330.0, layout.height_mm + 45.0]])
+    tiles = [{"kind": "number", "value": 1, "color": "yellow"}, {"kind": "number", "value": 15, "color": "yellow"},
+             {"kind": "joker", "value": 7, "color": "gray"}, {"kind": "number", "value": 9, "color": "blue"},
+             {"kind": "number", "value": 20, "color": "green"}]
+    for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
+        scene.items.append(Item("tile", tiles[k], float(x), float(y), scene.board.angle + 35.0 * k, layer=5,
+                                seed=90 * seed + k, group="loose"))
+    image, truth = render(scene)
+    want = [c for c in truth["cards"] if not c.get("square")]
+    assert len(want) == 5, "the loose tiles are in view"
+    view = _true_view("start11", truth, image)
+    found = find_centres(Pyramid(image), view, board_mod.TILE_FINDER)
+    for t in want:
+        centre = view.to_board(np.mean(t["corners"], axis=0).reshape(1, 2))[0]
+        assert len(found) and np.linalg.norm(found - centre, axis=1).min() < 5.0, f"no peak on {t['value']}"
+    got = [c for c in _recognizer("start11", truth, image).read(image).to_json()["cards"] if not c.get("square")]
+    near = 8 * view.px_per_mm()
+    right = sum(any(np.linalg.norm(np.mean(c["corners"], axis=0) - np.mean(t["corners"], axis=0)) < near and
+                    (t["kind"], t["value"], t["color"]) == (c["kind"], c["value"], c["color"]) for c in got)
+                for t in want)
+    assert right == 5 and len(got) == 5, f"{right} of 5 read, {len(got)} reported"
+
+
 def test_a_cloth_of_checks_is_told_on_the_full_read_and_kept_for_region_reads() -> None:
     # Many tile-sized squares beside the board (a gingham's checks) are the cloth, not tiles: only
     # outlines unlike them are read (reading them all cost 200 ms on a gingham), and a region
@@ -486,10 +577,11 @@ def test_tiles_turned_on_a_gingham_are_read_and_its_checks_are_not() -> None:
         got = [c for c in rec.read(image).to_json()["cards"] if not c.get("square")]
         assert board_mod._STATE[rec].cloth_pattern, "the gingham is told as a pattern"
         near = 8 * _true_view("start11", truth, image).px_per_mm()
+        laid = want + [t for t in truth["outside"] if "corners" in t]  # a tile cut by the frame may be read
         for c in got:  # every tile reported is one of those laid there: no check is taken for a tile
             at = np.mean(c["corners"], axis=0)
             assert any(np.linalg.norm(np.mean(t["corners"], axis=0) - at) < near and
-                       (t["kind"], t["value"], t["color"]) == (c["kind"], c["value"], c["color"]) for t in want), c
+                       (t["kind"], t["value"], t["color"]) == (c["kind"], c["value"], c["color"]) for t in laid), c
         shown += len(want)
         right += len(got)
     assert shown == 7 and right >= 5, f"{right} of {shown} tiles on the gingham read"
