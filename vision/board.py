@@ -4,8 +4,9 @@ Where the board lies is found by `boardfind` (its geometry: `boardview`). The 11
 (`Start11Reader`) then decides per square "is a tile there?" and "which tile?" with one small
 network (`board_tiles`) on a crop with context round the square (the tile's raised edge and
 shadow, its stock, its border), restricted to the tile set, with its colour from the ink against
-the tile stock (`colour.read_colour`). Loose tiles beside the board are found as compact objects
-on the table and read by the same network in all four quarter turns.
+the tile stock (`colour.read_colour`). Loose tiles beside the board are found by the tile finder
+(`vision.finder`), their square outlines and compact blobs on the table, and read by the same
+network in all four quarter turns.
 """
 
 from __future__ import annotations

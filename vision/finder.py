@@ -2,9 +2,10 @@
 
 A finder (`train.finder_train`, `nets.DieNet`) sees the picture scaled to a fixed size in
 millimetres through the board's view and gives one logit per cell of a grid `stride` times
-coarser, high at the centre of each thing it was trained on (dice, 11! tiles). It only says
-where; the crop classifiers then say what. Its peaks are found where blob and shape searches
-are blind: a pale tile on a pale veined table, a die on a busy cloth.
+coarser, high at the centre of each thing it was trained on (dice, 11! tiles, Numeri tokens).
+It only says where; the crop classifiers then say what. Its peaks are found where blob and shape
+searches are blind: a pale tile on a pale veined table, a dark token on a dark cloth, a die on a
+busy cloth. Finders at one scale share the scaled picture (`Pyramid.memo`).
 """
 
 from __future__ import annotations

@@ -58,10 +58,10 @@ OFF_LIMIT = 15
 # 12 mm in, 40 train-pool tables: tokens 98.4 -> 98.9 %, none more reported where there is none.
 BESIDE_MARGIN = -12.0
 # A token beside the board touching others, or on a busy cloth, may be neither a finder peak nor
-# among the OFF_LIMIT strongest blobs. Each colour has one token of each value
-# 1-5: while a colour's set is incomplete, the next NEAR_LIMIT blobs lying a token's width or two
-# (NEAR_MM) from its tokens beside the board are read too, for a value it lacks; what is found is
-# looked round in turn.
+# among the OFF_LIMIT strongest blobs. Each colour has one token of each value 1-5: while a
+# colour's set is incomplete, the next NEAR_LIMIT blobs lying a token's width or two (NEAR_MM)
+# from its tokens beside the board are read too, for a value it lacks; what is found is looked
+# round in turn.
 NEAR_LIMIT = 45
 NEAR_MM = (0.6 * TOKEN_MM, 2.5 * TOKEN_MM)
 # The token finder (`train.finder_train --kind tokens`): where tokens lie, at 0.8 px/mm (a token

@@ -1,18 +1,18 @@
-"""Train a finder (`DieNet`: where on the table are dice, or 11! tiles?) on rendered board scenes.
+"""Train a finder (`DieNet`: where on the table are dice, 11! tiles, Numeri tokens?) on board scenes.
 
     /work/trainvenv/bin/python -m vision.train.finder_train --kind dice --scenes /work/data/boards --out vision/models
     /work/trainvenv/bin/python -m vision.train.finder_train --kind tiles --scenes /work/data/boards_tf \
         --out vision/models
 
 Dice: Numeri scenes of `board_scenes` (dice on and beside the board, extra dice) give the die
-centres; 11! scenes add tables without dice. Tiles: 11! scenes give every tile's centre, on the
-board and lying beside it; half the training crops are cut round a loose tile (the reader needs
-the finder only beside the board, where blob and outline searches miss pale tiles on pale or
-veined tables and tiles on checked cloths). Each picture is scaled to the finder's pixels per
-millimetre (from the board's true outline) give or take a quarter, and the target is a small
-Gaussian at each centre on the output grid. The readers then read a crop at each peak with
-their classifier, which decides whether the thing is there and what it is: the finder only has
-to find them. Writes ``<finder.model>.onnx`` and ``.json``.
+centres; 11! scenes add tables without dice. Tiles (tokens): 11! (Numeri) scenes give every
+tile's (token's) centre, on the board and lying beside it; half the training crops are cut round
+one beside the board (the readers need the finder only there, where blob and shape searches miss
+pale tiles on pale or veined tables, dark tokens on dark cloths, tiles on checked cloths). Each
+picture is scaled to the finder's pixels per millimetre (from the board's true outline) give or
+take a quarter, and the target is a small Gaussian at each centre on the output grid. The
+readers then read a crop at each peak with their classifier, which decides whether the thing is
+there and what it is: the finder only has to find them. Writes ``<finder.model>.onnx``, ``.json``.
 """
 
 from __future__ import annotations
