@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from .boardview import BoardView, in_regions
-from .classify import MODELS_DIR, ModelError, Pyramid
+from .classify import MODELS_DIR, ModelError, Pyramid, regions_box
 from .runtime import network
 
 
@@ -53,10 +53,10 @@ def find_peaks(pyr: Pyramid, view: BoardView, finder: Finder, regions=None) -> t
     # The whole picture, or only round the changed regions (a thing's width and more of context).
     lx0, ly0, lx1, ly1 = 0, 0, img.shape[1], img.shape[0]
     if regions is not None:
-        r = np.asarray(list(regions), np.float64).reshape(-1, 4)
-        pad = 5.0 * finder.thing_mm * ppm  # the finder sees about this far round a thing (its receptive field)
-        lx0, ly0 = (int(max(0.0, v / f)) for v in (r[:, 0].min() - pad, r[:, 1].min() - pad))
-        lx1, ly1 = int(min(img.shape[1], (r[:, 2].max() + pad) / f)), int(min(img.shape[0], (r[:, 3].max() + pad) / f))
+        # The finder sees about five things' widths round a thing (its receptive field).
+        x0, y0, x1, y1 = regions_box(regions, 5.0 * finder.thing_mm * ppm)
+        lx0, ly0 = int(max(0.0, x0 / f)), int(max(0.0, y0 / f))
+        lx1, ly1 = int(min(img.shape[1], x1 / f)), int(min(img.shape[0], y1 / f))
     W = int(round((lx1 - lx0) * f * s)) // stride * stride
     H = int(round((ly1 - ly0) * f * s)) // stride * stride
     if W < 2 * stride or H < 2 * stride:
