@@ -1,7 +1,7 @@
 """Card recognition speed of two source trees, photo by photo in turns, on one core.
 
 Usage: python benchmarks/vision_speed_ab.py OLD_TREE NEW_TREE [--scenes 24] [--repeat 7] [--core 1]
-       [--region]
+       [--region] [--game numeri|start11]
 
     git worktree add /tmp/old <commit>   # the code to compare against
     python benchmarks/vision_speed_ab.py /tmp/old .
@@ -12,7 +12,9 @@ faster. Here each tree reads in its own process (its `vision` package first on t
 both pinned to the same core, and they take turns photo by photo (the order swapped each time),
 so that a slow minute slows both. Prints each tree's median over the photos of each photo's
 median read time (CPU), and the paired difference per photo. `--region`: the re-read of one
-changed region (one card plus a margin) instead of the full read.
+changed region (one card plus a margin) instead of the full read. `--game`: a board game's
+held-out scenes (`vision_boards.py`'s, seed 2024) read by its board reader instead of card tables
+(a warm read: the board's view kept, as in the service).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ import numpy as np
 # first), then times one read per line it is sent.
 CHILD = r"""
 import os, sys, time
-tree, core, n, region, bench = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
+tree, core, n, region, bench, game = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1",
+                                     sys.argv[5], sys.argv[6])
 sys.path[:0] = [tree, bench]  # the tree's vision package; vision_speed's photos
 os.sched_setaffinity(0, {core})
 import cv2
@@ -39,12 +42,21 @@ if not vision.__file__.startswith(tree):
     sys.exit(f"vision imported from {vision.__file__}, not from {tree}")
 from vision.pipeline import Recognizer
 from vision_speed import one_card_region, speed_photos
+if game == "cards":
+    photos = speed_photos(n, 4000)
+    def region_of(truth):
+        return one_card_region(truth)
+else:
+    import vision_boards
+    photos = [(game, *vision_boards.rendered(game, k, "holdout", 2024, 0.3, None)) for k in range(n)]
+    def region_of(truth):
+        return vision_boards._region_of(truth, game, vision_boards._ppm(truth, 600.0))
 shots = []
-for game, image, truth in speed_photos(n, 4000):
+for game, image, truth in photos:
     rec = Recognizer(game)
     rec.read(image)
     rec.read(image)
-    regions = one_card_region(truth) if region else None
+    regions = region_of(truth) if region else None
     if regions:
         rec.read(image, regions=regions)
     shots.append((rec, image, regions))
@@ -65,6 +77,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--core", type=int, default=1)
     ap.add_argument("--region", action="store_true", help="re-read one changed region instead of the whole photo")
+    ap.add_argument("--game", default="cards", choices=["cards", "numeri", "start11"],
+                    help="card tables (default) or a board game's held-out scenes")
     a = ap.parse_args()
     trees = [str(Path(t).resolve()) for t in (a.old, a.new)]
     for t in trees:
@@ -73,7 +87,7 @@ def main() -> None:
             sys.exit(2)
     bench = str(Path(__file__).resolve().parent)
     procs = [subprocess.Popen([sys.executable, "-c", CHILD, t, str(a.core), str(a.scenes), "1" if a.region else "0",
-                               bench], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
+                               bench, a.game], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
     for p in procs:
         if p.stdout.readline().strip() != "ready":
             sys.exit("vision_speed_ab: a reader failed to start")
@@ -88,7 +102,7 @@ def main() -> None:
         p.stdin.close()
         p.wait()
     med = np.median(times, axis=2)
-    what = "region re-read" if a.region else "full read"
+    what = ("region re-read" if a.region else "full read") + ("" if a.game == "cards" else f" ({a.game})")
     for t, m in zip(trees, med, strict=True):
         print(f"{t}: {what}, median over {a.scenes} photos of each photo's median {np.median(m):.1f} ms CPU")
     d = med[1] - med[0]

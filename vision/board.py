@@ -24,7 +24,7 @@ import numpy as np
 
 from .boardfind import BoardTracker, layout_points, load_calibration_view
 from .boardview import BoardView, board_crops, in_regions, square_quad
-from .classify import MODELS_DIR, ModelError, Pyramid, regions_box
+from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
 from .errors import CalibrationError
 from .finder import Finder, find_peaks, heat_at
 from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
@@ -82,9 +82,10 @@ class CropModel:
         for key in ("classes", "crop", "temperature"):
             if key not in self.meta:
                 raise ModelError(f"{base}.json: missing key {key!r}")
-        if not base.with_suffix(".onnx").is_file():
-            raise ModelError(f"model file {base}.onnx is missing")
-        self.path = str(base.with_suffix(".onnx"))
+        path = model_file(name, models_dir)  # its 8-bit model where one ships and ONNX Runtime runs
+        if not path.is_file():
+            raise ModelError(f"model file {path} is missing")
+        self.path = str(path)
         self.net = network(self.path)  # loaded now: a broken file is reported when the model is made
         self.classes: tuple[str, ...] = tuple(self.meta["classes"])
         self.colours: tuple[str, ...] = tuple(self.meta.get("colours", ()))

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from .boardview import BoardView, in_regions
-from .classify import MODELS_DIR, ModelError, Pyramid, regions_box
+from .classify import ModelError, Pyramid, model_file, regions_box
 from .runtime import network
 
 
@@ -41,7 +41,7 @@ def find_centres(pyr: Pyramid, view: BoardView, finder: Finder, regions=None) ->
 
 def find_peaks(pyr: Pyramid, view: BoardView, finder: Finder, regions=None) -> tuple[np.ndarray, np.ndarray]:
     """(board-mm centres, the finder's heat 0-1 at each), strongest first (`find_centres`)."""
-    path = MODELS_DIR / f"{finder.model}.onnx"
+    path = model_file(finder.model)
     if not path.is_file():
         raise ModelError(f"model file {path} is missing")
     ppm = view.px_per_mm()

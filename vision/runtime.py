@@ -60,6 +60,7 @@ class _OrtNetwork(Network):
     def __init__(self, path: str):
         import onnxruntime as ort
 
+        self.path = path
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, cv2.getNumThreads())
         opts.inter_op_num_threads = 1
