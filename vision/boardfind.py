@@ -991,6 +991,8 @@ MIN_CONTRAST = 0.12  # that share minus the share a quarter side inside the squa
 MIN_EVIDENCE = 1.3  # squares + contrast + half the rim
 MIN_MATCHED = 0.4  # squares with most of their outline on edges, of those in view
 MAX_GHOSTS = 0.65  # share on edges of squares beyond the rows' ends (a board: at most 0.45)
+MAX_GHOSTS_RIM = 0.8  # the same when RIM_SURE of the board's edge lies on edges
+RIM_SURE = 0.95
 MIN_APART = 0.35  # squares' share above the share of their copies off the board (a board: at least 0.5)
 
 
@@ -1009,10 +1011,24 @@ class Located:
 
     @property
     def convincing(self) -> bool:
-        return (self.score.squares >= MIN_SQUARES and self.contrast >= MIN_CONTRAST
-                and self.evidence >= MIN_EVIDENCE and self.score.matched >= MIN_MATCHED * self.score.visible
-                and max(self.score.ghosts) < MAX_GHOSTS and self.score.squares - self.beside >= MIN_APART
-                and plausible(self.view))
+        return self.doubt() is None
+
+    def doubt(self) -> str | None:
+        """Why the view is not taken for the board, in words for the user (None: it is taken)."""
+        s = self.score
+        if s.squares < MIN_SQUARES or s.matched < MIN_MATCHED * s.visible:
+            return "too few of its squares' outlines show"
+        if self.contrast < MIN_CONTRAST or self.evidence < MIN_EVIDENCE:
+            return "its squares hardly stand out from what is round them"
+        # A board whose whole edge lies on edges is not a lattice slid along its rows, whatever
+        # shows beyond the rows' ends (a pen lying there, a print continuing the squares).
+        if max(s.ghosts) >= (MAX_GHOSTS_RIM if s.rim >= RIM_SURE else MAX_GHOSTS):
+            return "squares like the board's continue beyond the ends of its rows"
+        if s.squares - self.beside < MIN_APART:
+            return "the table round it shows squares like the board's"
+        if not plausible(self.view):
+            return "its outline is not the board's shape"
+        return None
 
 
 def plausible(view: BoardView) -> bool:
@@ -1093,11 +1109,12 @@ def locate(image: np.ndarray, layout: BoardLayout, hint: BoardView | None = None
             raise CalibrationError("board not found: no straight outline or squares in view; is the board on "
                                    "the table, in view and lit?")
         best = _choose(maps, tried, layout)
-    if not best.convincing:
+    why = best.doubt()
+    if why is not None:
         raise CalibrationError(
             f"board not found: the best match has {best.score.matched} of {len(layout.squares)} squares "
-            f"({best.score.squares:.0%} of their outlines, {best.score.rim:.0%} of the board's edge); is all of "
-            "the board in view, lit, and not covered?")
+            f"({best.score.squares:.0%} of their outlines, {best.score.rim:.0%} of the board's edge) but {why}; "
+            "is all of the board in view, lit, and not covered?")
     return best
 
 
