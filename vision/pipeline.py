@@ -103,8 +103,57 @@ WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within
 BETWEEN_STEP = 0.04
 BETWEEN_NEAR = 0.08
 BETWEEN_SURE = 0.8
+# A loose heap (cards lying every way: the mean of their directions ×4 shorter than HEAP_AGREE,
+# HEAP_CARDS cards at least) is read a second time with the picture turned 45°, and each card
+# kept at the surer of its two readings. The detector learnt cards lying along the picture's
+# sides: on 20 train-pool heaps (seed 7000) it read 46 % of the cards lying 30-45° off square,
+# 73-79 % on the turned picture. Merged, the train pool's heaps (seeds 7000 / 7500, 40 each)
+# read 85.3 / 82.1 % against 76.9 / 76.6 %. Rows and piles lie one way (train pool: the mean's
+# length at least 0.73, heaps mostly under 0.5). Only the cards' box (and a card round it) is
+# turned and searched: a large heap's read takes about 50-100 ms more, rows and piles nothing.
+HEAP_AGREE = 0.7
+HEAP_CARDS = 3
+HEAP_TURN = 45.0
+HEAP_SAME = 0.3  # card widths between the centres of two readings of one card
+HEAP_NEW = 0.6  # confidence a card found by the second pass alone needs (train pool: 0.6 to 0.8
+# read the same cards as 0, one false card fewer)
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 ROW_VALUES = {"elfer-raus": 20, "elfer-raus-junior": 11, "elevens": 21}  # rows of consecutive numbers 1..N
+
+
+def is_heap(dets: list[Detection]) -> bool:
+    """Whether the cards found lie every way, as in a loose heap (`HEAP_AGREE`)."""
+    angles = [d.angle for d in dets if d.inside]
+    return len(angles) >= HEAP_CARDS and abs(np.exp(4j * np.radians(angles)).mean()) < HEAP_AGREE
+
+
+def merge_passes(first: list[CardReading], second: list[CardReading], unique: bool) -> list[CardReading]:
+    """The readings of two passes over one table, each card once: two readings whose centres lie
+    within HEAP_SAME of a card's width are one card, kept at the surer; a card found by the
+    first pass only is kept, one found by the second only when read HEAP_NEW sure. In a deck of
+    one copy of each card, a card read twice (outlined apart by the two passes) is kept where it
+    was read surer."""
+    out = list(first)
+    centres = np.array([np.mean(r.corners, axis=0) for r in first]).reshape(-1, 2)
+    paired: set[int] = set()
+    for r in second:
+        q = np.asarray(r.corners, np.float64)
+        d = np.linalg.norm(centres - q.mean(axis=0), axis=1)
+        j = int(d.argmin()) if len(d) else -1
+        if j >= 0 and j not in paired and d[j] < HEAP_SAME * float(np.linalg.norm(q[1] - q[0])):
+            paired.add(j)
+            if r.confidence > out[j].confidence:
+                out[j] = r
+        elif r.confidence >= HEAP_NEW:
+            out.append(r)
+    if not unique:
+        return out
+    surest: dict[tuple, CardReading] = {}
+    for r in out:
+        key = (r.kind, r.value, r.color)
+        if r.value is not None and (key not in surest or r.confidence > surest[key].confidence):
+            surest[key] = r
+    return [r for r in out if r.value is None or surest[(r.kind, r.value, r.color)] is r]
 
 
 def deck_of(game: str | None) -> tuple[set[str], bool]:
@@ -508,6 +557,8 @@ class Recognizer:
         taken = [(c.kind, c.value, c.color) for c in kept]
         read_at: dict[int, tuple[CardReading, Detection]] = {}
         cards = self.read_cards(ctx, dets, taken, kept, prior, read_at) if self.game not in _NO_CARDS else []
+        if regs is None and cards and not readers_for(self.game or "") and is_heap(dets):
+            cards = self._read_heap_again(ctx, cards, read_at)
         tokens: list[TokenReading] = []
         dice: list[DieReading] = []
         for fn in readers_for(self.game or ""):
@@ -531,6 +582,26 @@ class Recognizer:
         known = {**self._outline_of, **read_at} if regs is not None else read_at
         self._outline_of = {id(c): known[id(c)] for c in obs.cards if id(c) in known and known[id(c)][0] is c}
         return obs
+
+    def _read_heap_again(self, ctx: ReadContext, first: list[CardReading],
+                         read_at: dict[int, tuple[CardReading, Detection]]) -> list[CardReading]:
+        """A loose heap read again on the picture turned HEAP_TURN degrees more (`HEAP_AGREE`):
+        each card at the surer of its two readings."""
+        t = time.perf_counter()
+        # Only the part of the picture round the cards found is turned and searched again.
+        h, w = ctx.image.shape[:2]
+        corners = np.concatenate([d.quad for d in ctx.detections if d.inside])
+        pad = self.card_width or 100.0
+        (x0, y0), (x1, y1) = corners.min(axis=0) - pad, corners.max(axis=0) + pad
+        window = (max(0, int(x0)), max(0, int(y0)), min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1))))
+        dets, _width = detect_turned(self.detector, ctx.image, self.turn + HEAP_TURN, self.card_width, window)
+        crops = regions_box([window], int(REGION_CROP_PAD * pad))
+        # Colours named against the light and inks the first pass measured on the same cards.
+        again = ReadContext(image=ctx.image, pyramid=Pyramid(ctx.image, crops), game=ctx.game, recognizer=self,
+                            regions=None, _detections=dets, inks=ctx.inks)
+        second = self.read_cards(again, dets, read_at=read_at)
+        ctx.timings["heap_ms"] = (time.perf_counter() - t) * 1000
+        return merge_passes(first, second, self.game in UNIQUE_DECKS)
 
     def read_cards(self, ctx: ReadContext, dets: list[Detection], taken: Iterable[tuple] = (),
                    kept: Iterable[CardReading] = (), prior: Iterable[Detection] = (),
