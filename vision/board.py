@@ -124,19 +124,23 @@ def crop_model(name: str) -> CropModel:
 
 
 def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: np.ndarray | None = None,
-                    limit: int = 120) -> np.ndarray:
+                    limit: int = 120, window=None) -> np.ndarray:
     """Centres (board mm) of compact things about `diameter_mm` across lying anywhere in view.
 
     A blob detector (difference of Gaussians on lightness and both colour axes, so a red token
     on red felt still shows as a lighter or darker blob in some channel), on the pyramid level
     where the thing is a few pixels across (sixteen times cheaper than full size); peaks are
     proposals for the crop classifiers, which decide what (if anything) is there.
-    `exclude`: board-mm points (e.g. square centres already read) whose neighbourhood is skipped."""
+    `exclude`: board-mm points (e.g. square centres already read) whose neighbourhood is skipped.
+    `window` (x0, y0, x1, y1 picture pixels): only that part of the picture is searched (a
+    region re-read), its noise floor measured there."""
     ppm = view.px_per_mm()
     s_full = ppm * diameter_mm / (2 * math.sqrt(2))  # LoG scale of a disc of that diameter
     level = max(0, min(4, int(math.floor(math.log2(max(s_full / 2.0, 1.0))))))
-    img = pyr.level(level)
     f = 2.0**level
+    img, corner = _window(pyr.level(level), f, window)
+    if img is None:
+        return np.zeros((0, 2))
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
     s = s_full / f
 
@@ -154,7 +158,7 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
     if not len(xs):
         return np.zeros((0, 2))
     order = np.argsort(-resp[ys, xs])[: 4 * limit]
-    px = np.stack([xs[order], ys[order]], 1).astype(np.float64) * f + (f - 1) / 2.0
+    px = (np.stack([xs[order], ys[order]], 1) + corner).astype(np.float64) * f + (f - 1) / 2.0
     mm = view.to_board(px)
     return away_from(mm, exclude, diameter_mm)[:limit]
 
@@ -257,7 +261,9 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
               off_board: tuple[float, float, float] | None = None, exclude: np.ndarray | None = None) -> np.ndarray:
     """Up to `limit` of `table_proposals` (board mm, strongest first) for a reader: only beside
     the board when `off_board` = (width, height, margin in mm) is given, only in `regions` when given."""
-    props = table_proposals(pyr, view, diameter_mm, exclude=exclude, limit=4 * limit)
+    # A region re-read searches round its regions only (four things' widths: the blobs' blur).
+    window = search_window(view, regions, 4.0 * diameter_mm)
+    props = table_proposals(pyr, view, diameter_mm, exclude=exclude, limit=4 * limit, window=window)
     if off_board is not None:
         props = off_board_only(props, off_board)
     if regions is not None and len(props):

@@ -278,6 +278,59 @@ def test_a_changed_region_of_a_board_game_is_re_read_alone(game: str) -> None:
     assert len(again.tokens) == len(first.tokens) and len(again.cards) == len(first.cards)
 
 
+@pytest.mark.parametrize("game", ["numeri", "start11"])
+def test_a_region_re_read_of_an_unchanged_picture_reads_what_the_full_read_read(game: str) -> None:
+    """The blob search of a region re-read looks round its region only (`table_proposals`'s
+    window): each token, tile and die re-read alone reads as in the full read."""
+    image, truth = _scene(game, 4)
+    rec = _recognizer(game, truth, image)
+    full = rec.read(image).to_json()
+    things = truth["tokens"] + truth["dice"] + [c for c in truth["cards"] if not c.get("square")]
+    if game == "start11":
+        things += [c for c in truth["cards"] if c.get("square")][:6]
+    assert len(things) >= 6
+    r = 20 * _true_view(game, truth, image).px_per_mm()
+
+    def centre(e: dict) -> np.ndarray:
+        return np.mean(e["corners"], axis=0) if "corners" in e else np.asarray(e["center"], np.float64)
+
+    def inside(obs: dict, box) -> list:
+        return sorted(str((e.get("value"), e.get("color"), e.get("square"))) for kind in ("tokens", "dice", "cards")
+                      for e in obs[kind] if box[0] <= centre(e)[0] < box[2] and box[1] <= centre(e)[1] < box[3])
+
+    for t in things:
+        c = centre(t)
+        box = (int(c[0] - r), int(c[1] - r), int(c[0] + r), int(c[1] + r))
+        assert inside(rec.read(image, regions=[box]).to_json(), box) == inside(full, box), t
+        rec.read(image)
+
+
+def test_the_blob_search_of_a_window_finds_there_what_the_whole_search_finds() -> None:
+    """Round each token beside the board and the die, the search of the window a region re-read
+    makes proposes the blobs the search of the whole picture proposes there, and nothing outside
+    the window."""
+    layout = load_layout("numeri")
+    strays = [(70.0, -30.0, 1, "green"), (200.0, -32.0, 4, "blue"), (330.0, layout.height_mm + 30.0, 2, "red")]
+    image, truth = _numeri_on("linen-cloth", 3, strays)
+    view = _true_view("numeri", truth, image)
+    pyr = Pyramid(image)
+    whole = view.to_image(board_mod.table_proposals(pyr, view, tokens_mod.TOKEN_MM, limit=4000))
+    things = [t for t in truth["tokens"] if t.get("square") is None] + truth["dice"]
+    assert len(things) >= 4
+    near_any = 0
+    for t in things:
+        c = np.asarray(t["center"], np.float64) if "center" in t else np.mean(t["corners"], axis=0)
+        box = (int(c[0] - 30), int(c[1] - 30), int(c[0] + 30), int(c[1] + 30))
+        window = board_mod.search_window(view, [box], 4.0 * tokens_mod.TOKEN_MM)
+        props = board_mod.table_proposals(pyr, view, tokens_mod.TOKEN_MM, window=window)
+        found = view.to_image(props) if len(props) else np.zeros((0, 2))
+        assert ((found >= np.subtract(window[:2], 1)) & (found <= np.add(window[2:], 1))).all()
+        for p in whole[np.linalg.norm(whole - c, axis=1) < 30]:  # the whole search's blobs on the thing
+            near_any += 1
+            assert len(found) and np.linalg.norm(found - p, axis=1).min() < 2.0, (t, p)
+    assert near_any >= 3
+
+
 @pytest.mark.parametrize("seed", [4, 5, 6])
 def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> None:
     # Buttons, chips, a cloth's dots: discs of a token's size with no numeral. The token net
