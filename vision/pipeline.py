@@ -103,6 +103,7 @@ WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within
 BETWEEN_STEP = 0.04
 BETWEEN_NEAR = 0.08
 BETWEEN_SURE = 0.8
+BETWEEN_MOST = 8  # missed cards in a row looked for between two neighbours
 # A loose heap (cards lying every way: the mean of their directions ×4 shorter than HEAP_AGREE,
 # HEAP_CARDS cards at least) is read a second time with the picture turned 45°, and each card
 # kept at the surer of its two readings. The detector learnt cards lying along the picture's
@@ -965,7 +966,7 @@ class Recognizer:
             for k, r in enumerate(row.steps):
                 a, b = members[k], members[k + 1]
                 va, vb = number(a), number(b)
-                if va is None or vb is None or abs(va - vb) < 2 or r > MOST_MISSED + 1:
+                if va is None or vb is None or abs(va - vb) < 2 or r > BETWEEN_MOST + 1:
                     continue  # consecutive, or a gap of the game (junior rows: 1.. and ..11)
                 if self.coloured and not a.colour == b.colour == colour:
                     continue

@@ -230,3 +230,35 @@ def test_a_card_between_two_whose_numbers_jump_is_looked_for_between_them(monkey
             found[sure] += named(read(dets[:i] + dets[i + 1:], sure), i, t)
     assert len(picked) == 4
     assert found[on] >= 3 and found[off] == 0, found
+
+
+def test_a_run_of_cards_the_detector_missed_is_looked_for_between_its_neighbours(monkeypatch):
+    """Held-out rows of a design whose strips show little but a small index lost four to seven
+    cards in a run (an elevens row read 17 then 12). The stretch between two neighbours is read
+    for up to `BETWEEN_MOST` missed cards: with four outlines of a rendered overlapping row
+    taken away, most of them are found again; looked for only across two (as before), none."""
+    import vision.pipeline as pipeline
+    from vision.classify import Pyramid
+    from vision.pipeline import ReadContext, Recognizer
+    from vision.render import render
+    from vision.train.evaluate import FULL, condition_scene
+
+    shipped = pipeline.BETWEEN_MOST
+    image, truth = render(condition_scene("elfer-raus", "overlap", 1, size=FULL))
+    dets = _true_outlines(truth)
+    row = next(r for r in truth["layout"]["rows"] if len(r["cards"]) >= 8)
+    members = [c["index"] for c in row["cards"] if c["list"] == "cards"]
+    gone = members[2:6]  # four neighbours inside the row, all partly hidden
+    assert all(truth["cards"][i].get("occluded") for i in gone)
+    given = [d for i, d in enumerate(dets) if i not in gone]
+
+    def found(most: int) -> int:
+        monkeypatch.setattr(pipeline, "BETWEEN_MOST", most)
+        rec = Recognizer("elfer-raus")
+        ctx = ReadContext(image=image, pyramid=Pyramid(image), game="elfer-raus", recognizer=rec, regions=None)
+        read = rec.read_cards(ctx, given)
+        _picked, named = _inside_rows(truth, dets)
+        return sum(named(read, i, truth["cards"][i]) for i in gone)
+
+    assert found(2) == 0
+    assert found(shipped) >= 3
