@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -119,31 +118,10 @@ def load(folder: str, model: str) -> tuple[list[np.ndarray], np.ndarray]:
 def quantise(float_onnx: str, out: str, batches: list[np.ndarray], finder: bool) -> None:
     """The 8-bit QDQ model of `float_onnx`: its convolutions but the first and a finder's last (a
     classifier's last two)."""
-    import onnx
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        CalibrationMethod,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-    from onnxruntime.quantization.shape_inference import quant_pre_process
+    from vision.train.quant_cls import quantise_blobs
 
-    class Reader(CalibrationDataReader):
-        def __init__(self) -> None:
-            self.it = iter([{"x": b} for b in batches])
-
-        def get_next(self):
-            return next(self.it, None)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        pre = os.path.join(tmp, "pre.onnx")
-        quant_pre_process(float_onnx, pre, skip_symbolic_shape=True)
-        convs = [n.name for n in onnx.load(pre).graph.node if n.op_type == "Conv"]
-        keep = [convs[0]] + ([convs[-1]] if finder else convs[-2:])
-        quantize_static(pre, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, op_types_to_quantize=["Conv"],
-                        nodes_to_exclude=keep, calibrate_method=CalibrationMethod.MinMax)
+    quantise_blobs(float_onnx, out, batches, lambda convs: [convs[0]] + ([convs[-1]] if finder else convs[-2:]),
+                   op_types=["Conv"])
 
 
 def compare(a: str, b: str, xs: list[np.ndarray], finder: bool) -> str:

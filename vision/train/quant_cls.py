@@ -96,6 +96,14 @@ def batches(x: np.ndarray, size: int):
 
 def quantise(float_onnx: str, out: str, calib: np.ndarray) -> None:
     """The 8-bit QDQ model of `float_onnx` (ONNX Runtime), calibrated with MinMax on `calib`."""
+    quantise_blobs(float_onnx, out, list(batches(calib, 64)), lambda convs: [convs[i] for i in FLOAT_CONVS])
+
+
+def quantise_blobs(float_onnx: str, out: str, blobs: list[np.ndarray], keep_float, op_types=None) -> None:
+    """`float_onnx` in 8 bits (QDQ: weights per output channel, activations per tensor), the
+    activations' ranges measured with MinMax on the network inputs `blobs`; `keep_float(convs)`
+    names the convolutions (in graph order) left in float; `op_types`: the only kinds of node
+    quantised (None: all ONNX Runtime quantises)."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -108,7 +116,7 @@ def quantise(float_onnx: str, out: str, calib: np.ndarray) -> None:
 
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
-            self.it = iter([{"x": b} for b in batches(calib, 64)])
+            self.it = iter([{"x": b} for b in blobs])
 
         def get_next(self):
             return next(self.it, None)
@@ -118,8 +126,8 @@ def quantise(float_onnx: str, out: str, calib: np.ndarray) -> None:
         quant_pre_process(float_onnx, pre, skip_symbolic_shape=True)
         convs = [n.name for n in onnx.load(pre).graph.node if n.op_type == "Conv"]
         quantize_static(pre, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        nodes_to_exclude=[convs[i] for i in FLOAT_CONVS], calibrate_method=CalibrationMethod.MinMax)
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, op_types_to_quantize=op_types,
+                        nodes_to_exclude=keep_float(convs), calibrate_method=CalibrationMethod.MinMax)
 
 
 def agreement(a: str, b: str, x: np.ndarray) -> float:
