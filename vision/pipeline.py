@@ -43,7 +43,7 @@ from .classify import (
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
 from .detect import Detection, Detector
 from .errors import RecognitionError
-from .rows import MOST_MISSED, Outline, Row, empty_places, find_rows, row_evidence
+from .rows import Outline, Row, empty_places, find_rows, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
