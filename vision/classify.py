@@ -286,10 +286,10 @@ def load_info(name: str = "cards", models_dir: Path | None = None) -> ModelInfo:
 
 def model_file(name: str, models_dir: Path | None = None) -> Path:
     """The network a classifier or finder runs: its 8-bit model (`NAME.int8.onnx`, made by
-    `vision.train.quant_cls` for the cards, `quant_board` for the board readers) where ONNX Runtime
+    `vision.train.quant_cls` for the cards, `quant_board` for the Numeri finders) where ONNX Runtime
     runs the networks and one ships, else the float one. ONNX Runtime runs the card classifier's
     8-bit model in about 0.7 of the float one's time (96 crops: 19 against 27 ms on one core), the
-    board readers' in about half; cv2.dnn (32-bit Raspberry Pi OS) keeps the float models."""
+    finders' in about half; cv2.dnn (32-bit Raspberry Pi OS) keeps the float models."""
     folder = models_dir or MODELS_DIR
     eight = folder / f"{name}.int8.onnx"
     if eight.is_file() and backend() == "onnxruntime":
