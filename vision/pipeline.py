@@ -593,7 +593,7 @@ class Recognizer:
         h, w = ctx.image.shape[:2]
         corners = np.concatenate([d.quad for d in ctx.detections if d.inside])
         pad = self.card_width or 100.0
-        (x0, y0), (x1, y1) = corners.min(axis=0) - pad, corners.max(axis=0) + pad
+        x0, y0, x1, y1 = regions_box([(*corners.min(axis=0), *corners.max(axis=0))], pad)
         window = (max(0, int(x0)), max(0, int(y0)), min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1))))
         dets, _width = detect_turned(self.detector, ctx.image, self.turn + HEAP_TURN, self.card_width, window)
         crops = regions_box([window], int(REGION_CROP_PAD * pad))
