@@ -450,7 +450,9 @@ def test_a_turned_table_is_read_square_on(monkeypatch):
     import vision.pipeline as pipeline
     from vision.train.evaluate import visible_truth
 
-    shots = [render(condition_scene("elfer-raus", "rotation", seed)) for seed in (0, 1, 3)]
+    # Seed 3 was the third scene until the detector's decoding split more strips (stop 31): it
+    # read all 23 cards as it lies then; seed 6 reads 9 of 23 as it lies, 23 turned back.
+    shots = [render(condition_scene("elfer-raus", "rotation", seed)) for seed in (0, 1, 6)]
 
     def exact(rec):
         total = 0
@@ -466,7 +468,7 @@ def test_a_turned_table_is_read_square_on(monkeypatch):
     cards = sum(len(visible_truth(truth)) for _img, truth in shots)
     monkeypatch.setattr(pipeline, "TURN_MIN", 90.0)  # never turn
     as_it_lies = exact(rec)
-    assert turned > as_it_lies  # 35 against 32 of 35 when written
+    assert turned > as_it_lies  # 35 against 32 of 35 when written (seeds 0, 1, 3); 34 against 20 now
     assert turned >= 0.95 * cards, f"{turned} of {cards}"
 
 
