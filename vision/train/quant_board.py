@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classify import MODELS_DIR
+from vision.train.quant_cls import checking_tables
 
 FINDERS = ("tile_centres", "token_centres", "die_centres")
 CLASSIFIERS = ("board_tiles", "token_numbers")
@@ -152,8 +153,7 @@ def make(folder: str, model: str, out_dir: Path) -> None:
     xs, tables = load(folder, model)
     finder = model in FINDERS
     rng = np.random.default_rng(0)
-    ids = np.unique(tables)
-    checking = np.isin(tables, rng.choice(ids, max(1, len(ids) // 10), replace=False))
+    checking = checking_tables(tables, rng)
     fit = [x for x, c in zip(xs, checking, strict=True) if not c]
     if finder:
         batches = list(fit)

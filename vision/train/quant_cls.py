@@ -141,12 +141,18 @@ def agreement(a: str, b: str, x: np.ndarray) -> float:
     return float((top(a) == top(b)).mean())
 
 
+def checking_tables(tables: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Which samples belong to the tenth of the tables kept back to check an 8-bit model (the
+    rest calibrate it): samples of one table are alike, so they are split by table."""
+    ids = np.unique(tables)
+    return np.isin(tables, rng.choice(ids, max(1, len(ids) // 10), replace=False))
+
+
 def make(data: list[str], source: str, out: str) -> None:
     """Calibrated on crops of nine tables in ten, checked on the tenth's."""
     x, tables = load(data)
     rng = np.random.default_rng(0)
-    ids = np.unique(tables)
-    checking = np.isin(tables, rng.choice(ids, max(1, len(ids) // 10), replace=False))
+    checking = checking_tables(tables, rng)
     fitting = x[~checking]
     t0 = time.time()
     quantise(source, out, fitting[rng.permutation(len(fitting))[:CALIBRATION]])
