@@ -328,7 +328,9 @@ def _turned_grid(grid: np.ndarray, deg: float) -> np.ndarray:
 
 
 def _outlines(cards: list[_Card]) -> list[Outline]:
-    return [Outline(c.det.centre, c.det.angle, c.det.size[0], c.det.size[1]) for c in cards]
+    """Where the cards lie as the detector found them: an outline moved to read a cut index
+    (`_search_outlines`) would break the row's even spacing."""
+    return [Outline(c.found.centre, c.found.angle, c.found.size[0], c.found.size[1]) for c in cards]
 
 
 def _row_corners(members: list[_Card]) -> tuple[int, ...]:
@@ -419,6 +421,11 @@ class _Card:
     evidence: float = 0.0  # log-odds that the frame is upright (own whole-card reading)
     colour: str | None = None
     colour_conf: float = 1.0
+    found: Detection | None = None  # the outline as the detector found it, before any move
+
+    def __post_init__(self) -> None:
+        if self.found is None:
+            self.found = self.det
 
 
 class Recognizer:

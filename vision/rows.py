@@ -24,7 +24,10 @@ import numpy as np
 ROW_ANGLE = 10.0  # degrees: cards of one row lie this much alike
 ROW_OFFSET = 0.25  # card heights: largest sideways distance of a card from its row's line
 ROW_REACH = 2.6  # card widths: largest gap between neighbours in a row (a hidden card between)
-PITCH_SPREAD = 1.5  # spacings up to this times the smallest are one place (the pitch)
+PLACE_JITTER = 0.15  # places: how far a hand-laid card's spacing strays from a whole number of pitches
+ODD_GAP = 4.0  # cost of a spacing no pitch explains (a moved outline), in squared jitters
+MISSED_COST = 1.0  # cost of each place a pitch calls missed between two neighbours
+MISSED_COST_MOST = 2  # places a gap can cost at most (a wider gap is the game's: junior rows)
 MIN_SPACING = 0.12  # card widths: closer outlines are no two places of a row (a split card)
 PLACE_SLACK = 0.06  # card widths: how far off an outline's centre may be along its row
 MOST_MISSED = 2  # cards in a row the detector misses one after another (a wider gap is empty table)
@@ -108,11 +111,31 @@ def _ordered(outlines: list[Outline], group: list[int]) -> Row:
     real = gaps[gaps > MIN_SPACING * width]
     if len(real) == 0:
         return Row(members, tuple(0.0 for _ in gaps))
-    pitch = float(np.median(real[real <= PITCH_SPREAD * real.min()]))
+    pitch = _pitch(real)
     steps = tuple(max(1.0, float(g / pitch)) if g > MIN_SPACING * width else 0.0 for g in gaps)
     # Centres of partly hidden cards are a few hundredths of a card off: in a tight row that is
     # a good part of a place, and a gap of 1.5 places may be one or two.
     return Row(members, steps, max(0.1, PLACE_SLACK * width / pitch))
+
+
+def _pitch(gaps: np.ndarray) -> float:
+    """The spacing of one place: the one that explains the gaps as whole numbers of places at
+    the least cost, each gap paying for its stray from a whole number (`PLACE_JITTER`, at most
+    `ODD_GAP`) and for the places it leaves empty. Not the smallest gap: one outline found a
+    third of a place off would make every other gap two or three places, and the row's reading
+    would look for cards that are not there. Candidates: each gap, a half and a third of it (in
+    a row of uneven spacing with a missed card, a wide gap's third can fit best)."""
+    best, best_cost = float(gaps.min()), math.inf
+    for p in np.concatenate([gaps, gaps / 2.0, gaps / 3.0]):
+        r = gaps / p
+        n = np.maximum(1.0, np.round(r))
+        cost = np.minimum(((r - n) / PLACE_JITTER) ** 2, ODD_GAP).sum()
+        cost += MISSED_COST * np.minimum(n - 1.0, MISSED_COST_MOST).sum()
+        if cost < best_cost - 1e-9 or (abs(cost - best_cost) <= 1e-9 and p < best):
+            best, best_cost = float(p), float(cost)
+    n = np.maximum(1.0, np.round(gaps / best))
+    fits = np.abs(gaps / best - n) <= 2.0 * PLACE_JITTER
+    return float(np.median(gaps[fits] / n[fits])) if fits.any() else best
 
 
 def empty_places(row: Row) -> list[tuple[int, float]]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.rows import Outline, find_rows, row_evidence
+from vision.rows import Outline, empty_places, find_rows, row_evidence
 
 W, H = 60.0, 90.0
 
@@ -262,3 +262,24 @@ def test_a_run_of_cards_the_detector_missed_is_looked_for_between_its_neighbours
 
     assert found(2) == 0
     assert found(shipped) >= 3
+
+
+def test_one_outline_off_its_place_does_not_shrink_the_pitch():
+    """Ten cards 18 px apart, one found 8 px off its place (gaps of 10 and 26): the pitch is
+    still 18, so no gap holds a missing card. The smallest gap taken for the pitch made the
+    others two places each, and the row's reading looked for cards that are not there."""
+    xs = [100.0 + 18.0 * k for k in range(10)]
+    xs[5] -= 8.0
+    rows = find_rows(_row(xs))
+    assert len(rows) == 1
+    steps = rows[0].steps
+    assert steps[4] == pytest.approx(1.0) and steps[5] == pytest.approx(26 / 18, abs=0.05)
+    assert all(s == pytest.approx(1.0, abs=0.05) for k, s in enumerate(steps) if k not in (4, 5))
+    assert empty_places(rows[0]) == []
+
+
+def test_a_row_with_a_gap_of_the_game_keeps_its_pitch():
+    # A junior row laid 1, 2, 3 and 10, 11: the wide gap is six places, the others one.
+    xs = [100.0, 118.0, 136.0, 262.0, 280.0]
+    rows = find_rows(_row(xs))
+    assert rows[0].steps == pytest.approx((1, 1, 7, 1), abs=0.05)
