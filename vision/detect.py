@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -242,6 +242,50 @@ class Detector:
 def seen_whole(d: Detection) -> bool:
     """The card's middle and both corner indices are in view."""
     return min(d.visible.values(), default=0.0) > WHOLE_SEEN
+
+
+CUT_NEAR = 0.1  # card widths: a card this near the picture's border may run past it
+CUT_SHORT = 0.93  # share of its length (by its width and the deck's shape) below which such a card is cut
+CUT_CLEAR = 0.15  # card widths: cards this far from the border give the deck's shape
+
+
+def cut_by_border(dets: list[Detection], img_w: int, img_h: int,
+                  aspect: float | None = None) -> tuple[list[Detection], float | None]:
+    """The outlines, those of cards that run past the picture's border marked as not inside it;
+    and the deck's shape (height / width) they were judged by.
+
+    The face map stops at the border, so a card cut by it is outlined as a whole card a few
+    pixels inside (the face's bleed taken off) but short across the border. A card seen whole
+    near the border whose length that way falls below `CUT_SHORT` of what its other side and
+    the deck's shape call for runs past it (train pool: such cards measure 0.82-1.04 of their
+    length, cards lying wholly inside 0.95-1.13). The shape is the median of the cards seen
+    whole away from the border, else `aspect` (the last picture's: the deck does not change)."""
+    clear = [d for d in dets if d.inside and seen_whole(d)
+             and _border_margins(d.quad, img_w, img_h).min() > CUT_CLEAR * d.size[0]]
+    if len(clear) >= 2:
+        aspect = float(np.median([d.size[1] / d.size[0] for d in clear]))
+    if aspect is None:
+        return dets, None
+    out = []
+    for d in dets:
+        margins = _border_margins(d.quad, img_w, img_h)
+        side = int(np.argmin(margins))
+        if d.inside and seen_whole(d) and margins[side] < CUT_NEAR * d.size[0]:
+            # The card's side that runs toward the border: the one more nearly along its normal.
+            normal = np.array([1.0, 0.0]) if side in (0, 2) else np.array([0.0, 1.0])
+            u, v = d.quad[1] - d.quad[0], d.quad[3] - d.quad[0]
+            width, height = d.size
+            across_u = abs(u @ normal) / np.linalg.norm(u) > abs(v @ normal) / np.linalg.norm(v)
+            share = width * aspect / height if across_u else height / (width * aspect)
+            if share < CUT_SHORT:
+                d = replace(d, inside=False)
+        out.append(d)
+    return out, aspect
+
+
+def _border_margins(quad: np.ndarray, img_w: int, img_h: int) -> np.ndarray:
+    """Pixels between an outline and the picture's left, top, right and bottom borders."""
+    return np.array([quad[:, 0].min(), quad[:, 1].min(), img_w - 1 - quad[:, 0].max(), img_h - 1 - quad[:, 1].max()])
 
 
 def within_picture(quad: np.ndarray, width: float, img_w: int, img_h: int) -> bool:

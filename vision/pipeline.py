@@ -41,7 +41,7 @@ from .classify import (
     warp_crops,
 )
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
-from .detect import Detection, Detector
+from .detect import Detection, Detector, cut_by_border
 from .errors import RecognitionError
 from .rows import Outline, Row, empty_places, find_rows, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
@@ -464,6 +464,7 @@ class Recognizer:
         """A new table (another camera, another game's set-up): nothing carried from earlier pictures."""
         self.card_width = getattr(self.profile, "card_width_px", None) if self.profile is not None else None
         self.turn = 0.0
+        self.aspect: float | None = None  # the deck's cards' height / width, as last measured
         self._last = None
         # Kept readings as row anchors, by id (the reading held too, so the id stays its own):
         # a region re-read takes the same readings again, and making them anew cost 1-2 ms.
@@ -503,6 +504,11 @@ class Recognizer:
         return dets
 
     def detect(self, image: np.ndarray, regions=None) -> list[Detection]:
+        h, w = image.shape[:2]
+        dets, self.aspect = cut_by_border(self._detect(image, regions), w, h, self.aspect)
+        return dets
+
+    def _detect(self, image: np.ndarray, regions=None) -> list[Detection]:
         if regions is None:
             dets = self._detect_all(image)
             # The table's lie, like the card size, holds while the camera does not move; a
@@ -603,6 +609,7 @@ class Recognizer:
         x0, y0, x1, y1 = regions_box([(*corners.min(axis=0), *corners.max(axis=0))], pad)
         window = (max(0, int(x0)), max(0, int(y0)), min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1))))
         dets, _width = detect_turned(self.detector, ctx.image, self.turn + HEAP_TURN, self.card_width, window)
+        dets, _aspect = cut_by_border(dets, w, h, self.aspect)
         crops = regions_box([window], int(REGION_CROP_PAD * pad))
         # Colours named against the light and inks the first pass measured on the same cards.
         again = ReadContext(image=ctx.image, pyramid=Pyramid(ctx.image, crops), game=ctx.game, recognizer=self,

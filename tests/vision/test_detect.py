@@ -354,6 +354,38 @@ def test_a_card_cut_by_the_pictures_border_is_not_read():
     assert not within_picture(q + [0.0, 233.0], 100.0, 640, 480)
 
 
+def _whole(x: float, y: float, w: float, h: float, seen: float = 1.0):
+    """A card seen whole (or, `seen` < 1, partly hidden) with its top-left corner at x, y."""
+    from vision.detect import Detection
+
+    q = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+    return Detection(quad=q, centre=(x + w / 2, y + h / 2), angle=90.0, size=(w, h), face=1.0, pixels=100,
+                     visible={"centre": seen, "index0": 1.0, "index2": 1.0})
+
+
+def test_a_card_seen_whole_but_short_across_the_border_runs_past_it():
+    """The face map stops at the picture's border: a card cut by it is outlined a few pixels
+    inside, shorter across the border than its width and the deck's shape (1.5) say. Such a card
+    is not inside the picture; one of its full length as near the border is, as is one short
+    along the border (it is not cut that way), and a partly hidden card is not judged."""
+    from vision.detect import cut_by_border
+
+    clear = [_whole(100, 100, 100, 150), _whole(250, 100, 100, 150)]
+    cut = _whole(100, 475 - 135, 100, 135)  # 5 px above the bottom border (479), 10 % short
+    full = _whole(250, 475 - 148, 100, 148)
+    side = _whole(640 - 1 - 5 - 90, 200, 90, 150)  # at the right border, narrow: cut
+    along = _whole(400, 475 - 150, 92, 150)  # at the bottom border, narrow along it: not cut
+    hidden = _whole(520, 475 - 120, 100, 120, seen=0.3)
+    dets, aspect = cut_by_border([*clear, cut, full, side, along, hidden], 640, 480)
+    assert aspect == pytest.approx(1.5)
+    assert [d.inside for d in dets] == [True, True, False, True, False, True, True]
+    # No card clear of the border to measure the deck by: the shape measured before is used.
+    dets, kept = cut_by_border([cut, full], 640, 480, aspect=1.5)
+    assert kept == 1.5 and [d.inside for d in dets] == [False, True]
+    dets, none = cut_by_border([cut, full], 640, 480)
+    assert none is None and all(d.inside for d in dets)
+
+
 def test_hidden_cards_far_from_a_focus_are_placed_only_if_they_may_cover_a_fragment(monkeypatch):
     """A region read again outlines only the cards centred in it: partly hidden cards whose
     voted centre lies beyond any move of their free edges from it are placed only when they
