@@ -125,14 +125,13 @@ def _pitch(gaps: np.ndarray) -> float:
     third of a place off would make every other gap two or three places, and the row's reading
     would look for cards that are not there. Candidates: each gap, a half and a third of it (in
     a row of uneven spacing with a missed card, a wide gap's third can fit best)."""
-    best, best_cost = float(gaps.min()), math.inf
-    for p in np.concatenate([gaps, gaps / 2.0, gaps / 3.0]):
-        r = gaps / p
-        n = np.maximum(1.0, np.round(r))
-        cost = np.minimum(((r - n) / PLACE_JITTER) ** 2, ODD_GAP).sum()
-        cost += MISSED_COST * np.minimum(n - 1.0, MISSED_COST_MOST).sum()
-        if cost < best_cost - 1e-9 or (abs(cost - best_cost) <= 1e-9 and p < best):
-            best, best_cost = float(p), float(cost)
+    cands = np.concatenate([gaps, gaps / 2.0, gaps / 3.0])
+    r = gaps[None, :] / cands[:, None]  # every candidate at once: one row each
+    n = np.maximum(1.0, np.round(r))
+    cost = np.minimum(((r - n) / PLACE_JITTER) ** 2, ODD_GAP).sum(axis=1)
+    cost += MISSED_COST * np.minimum(n - 1.0, MISSED_COST_MOST).sum(axis=1)
+    least = cost <= cost.min() + 1e-9
+    best = float(cands[least].min())  # of equally good pitches, the smallest
     n = np.maximum(1.0, np.round(gaps / best))
     fits = np.abs(gaps / best - n) <= 2.0 * PLACE_JITTER
     return float(np.median(gaps[fits] / n[fits])) if fits.any() else best
