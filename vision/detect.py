@@ -258,7 +258,7 @@ def cut_by_border(dets: list[Detection], img_w: int, img_h: int,
     pixels inside (the face's bleed taken off) but short across the border. A card seen whole
     near the border whose length that way falls below `CUT_SHORT` of what its other side and
     the deck's shape call for runs past it (train pool: such cards measure 0.82-1.04 of their
-    length, cards lying wholly inside 0.95-1.13). The shape is the median of the cards seen
+    length, cards lying wholly inside 0.946-1.13). The shape is the median of the cards seen
     whole away from the border, else `aspect` (the last picture's: the deck does not change)."""
     clear = [d for d in dets if d.inside and seen_whole(d)
              and _border_margins(d.quad, img_w, img_h).min() > CUT_CLEAR * d.size[0]]
