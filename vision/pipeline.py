@@ -364,6 +364,28 @@ ROW_COLOUR_VOTES = 1.5  # least weight of those votes (a row of two says little)
 COLOUR_SURE = 0.95  # a card's own colour named this surely stands against its row's
 
 
+TWO_COLOURS = 0.9  # share of a row's colour votes its two most voted colours must have
+SPLIT_ROW_CARDS = 4  # least cards of such a row
+
+
+def _split_row_colour(members: list[_Card], taken: set[str | None]) -> str | None:
+    """The colour of a row whose cards' colours split between two, one of which another row
+    has: the other (each colour lays one row). A lamp can make a "kids" card's dark teal
+    numeral weigh less than its yellow blobs, and half a blue row reads yellow. None when the
+    row's votes spread over more colours (a fanned hand) or neither or both colours are free."""
+    if len(members) < SPLIT_ROW_CARDS:
+        return None
+    votes: dict[str, float] = {}
+    for c in members:
+        if c.colour is not None:
+            votes[c.colour] = votes.get(c.colour, 0.0) + c.colour_conf
+    top = sorted(votes, key=lambda k: -votes[k])[:2]
+    if len(top) < 2 or sum(votes[k] for k in top) < TWO_COLOURS * sum(votes.values()):
+        return None
+    free = [k for k in top if k not in taken]
+    return free[0] if len(free) == 1 else None
+
+
 def _vote_sureness(share: float, votes: float) -> float:
     """How surely a row's colour vote names a card: its share, discounted under three votes."""
     return share * min(1.0, votes / 3.0)
@@ -890,10 +912,20 @@ class Recognizer:
     def _game_rows(self, live: list[_Card]) -> list[tuple[Row, list[_Card]]]:
         """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:
         a hand laid out in a fan to be counted lies like a row but holds any colours."""
-        out = []
+        out, mixed = [], []
         for row in find_rows(_outlines(live)):
             members = [live[i] for i in row.members]
             if not self.coloured or _row_colour(members)[1] >= ROW_SAME:
+                out.append((row, members))
+            else:
+                mixed.append((row, members))
+        taken = {_row_colour(m)[0] for _r, m in out}
+        for row, members in mixed:
+            colour = _split_row_colour(members, taken)
+            if colour is not None:
+                for c in members:
+                    c.colour = colour
+                taken.add(colour)
                 out.append((row, members))
         return out
 

@@ -622,6 +622,34 @@ def test_cards_cut_by_the_pictures_border_are_not_read(recognizers):
     assert sum(read(q) for q in kept) >= len(kept) - 1
 
 
+def test_a_row_split_between_two_colours_takes_the_one_no_other_row_has(recognizers):
+    """Each colour lays one row: a row whose cards read half blue and half yellow beside a
+    yellow row is the blue row (a lamp can make a dark teal numeral weigh less than a card's
+    yellow blobs); a fanned hand of four colours stays no row, and so does a split row when both
+    of its colours, or neither, are another row's."""
+    import vision.pipeline as pl
+    from vision.detect import Detection
+
+    def card(x: float, y: float, colour: str, conf: float = 0.7) -> pl._Card:
+        q = np.array([[x - 30, y - 45], [x + 30, y - 45], [x + 30, y + 45], [x - 30, y + 45]])
+        det = Detection(quad=q, centre=(x, y), angle=90.0, size=(60.0, 90.0), face=1.0, pixels=100)
+        return pl._Card(det, colour=colour, colour_conf=conf)
+
+    xs = [100.0 + 65.0 * k for k in range(6)]
+    yellow = [card(x, 200, "yellow", 0.9) for x in xs]
+    split = [card(x, 400, "blue" if k % 2 else "yellow") for k, x in enumerate(xs)]
+    fan = [card(x, 600, ("red", "green", "blue", "yellow")[k % 4]) for k, x in enumerate(xs)]
+    rows = recognizers["elfer-raus"]._game_rows(yellow + split + fan)
+    assert sorted(len(m) for _r, m in rows) == [6, 6]
+    assert {c.colour for c in split} == {"blue"} and {c.colour for c in yellow} == {"yellow"}
+    assert len({c.colour for c in fan}) == 4
+    again = [card(x, 400, "blue" if k % 2 else "yellow") for k, x in enumerate(xs)]
+    assert pl._split_row_colour(again, {"yellow"}) == "blue"
+    assert pl._split_row_colour(again, set()) is None  # either could be it
+    assert pl._split_row_colour(again, {"yellow", "blue"}) is None
+    assert pl._split_row_colour(again[:3], {"yellow"}) is None  # too few cards to say
+
+
 def test_rows_are_read_once(recognizers):
     for game, seed in (("elfer-raus", 1), ("elevens", 2), ("11-nimmt", 3)):
         image, _truth = _shot(game, "plain", seed)
