@@ -344,13 +344,19 @@ def _row_corners(members: list[_Card]) -> tuple[int, ...]:
     return (0, 2)
 
 
-def _row_colour(members: list[_Card]) -> tuple[str | None, float, float]:
-    """A row's colour: its cards' colours weighed by how surely each was named; the share of
-    the votes it has, and the votes' whole weight."""
+def _colour_votes(members: list[_Card]) -> dict[str, float]:
+    """Each colour the cards are named, weighed by how surely each was named."""
     votes: dict[str, float] = {}
     for c in members:
         if c.colour is not None:
             votes[c.colour] = votes.get(c.colour, 0.0) + c.colour_conf
+    return votes
+
+
+def _row_colour(members: list[_Card]) -> tuple[str | None, float, float]:
+    """A row's colour: its cards' colours weighed by how surely each was named; the share of
+    the votes it has, and the votes' whole weight."""
+    votes = _colour_votes(members)
     if not votes:
         return None, 0.05, 0.0
     name = max(votes, key=lambda k: votes[k])
@@ -375,10 +381,7 @@ def _split_row_colour(members: list[_Card], taken: set[str | None]) -> str | Non
     row's votes spread over more colours (a fanned hand) or neither or both colours are free."""
     if len(members) < SPLIT_ROW_CARDS:
         return None
-    votes: dict[str, float] = {}
-    for c in members:
-        if c.colour is not None:
-            votes[c.colour] = votes.get(c.colour, 0.0) + c.colour_conf
+    votes = _colour_votes(members)
     top = sorted(votes, key=lambda k: -votes[k])[:2]
     if len(top) < 2 or sum(votes[k] for k in top) < TWO_COLOURS * sum(votes.values()):
         return None
