@@ -260,17 +260,16 @@ def cut_by_border(dets: list[Detection], img_w: int, img_h: int,
     the deck's shape call for runs past it (train pool: such cards measure 0.82-1.04 of their
     length, cards lying wholly inside 0.946-1.13). The shape is the median of the cards seen
     whole away from the border, else `aspect` (the last picture's: the deck does not change)."""
-    clear = [d for d in dets if d.inside and seen_whole(d)
-             and _border_margins(d.quad, img_w, img_h).min() > CUT_CLEAR * d.size[0]]
+    whole = [(d, _border_margins(d.quad, img_w, img_h)) for d in dets if d.inside and seen_whole(d)]
+    clear = [d for d, margins in whole if margins.min() > CUT_CLEAR * d.size[0]]
     if len(clear) >= 2:
         aspect = float(np.median([d.size[1] / d.size[0] for d in clear]))
     if aspect is None:
         return dets, None
-    out = []
-    for d in dets:
-        margins = _border_margins(d.quad, img_w, img_h)
+    cut = set()
+    for d, margins in whole:
         side = int(np.argmin(margins))
-        if d.inside and seen_whole(d) and margins[side] < CUT_NEAR * d.size[0]:
+        if margins[side] < CUT_NEAR * d.size[0]:
             # The card's side that runs toward the border: the one more nearly along its normal.
             normal = np.array([1.0, 0.0]) if side in (0, 2) else np.array([0.0, 1.0])
             u, v = d.quad[1] - d.quad[0], d.quad[3] - d.quad[0]
@@ -278,9 +277,8 @@ def cut_by_border(dets: list[Detection], img_w: int, img_h: int,
             across_u = abs(u @ normal) / np.linalg.norm(u) > abs(v @ normal) / np.linalg.norm(v)
             share = width * aspect / height if across_u else height / (width * aspect)
             if share < CUT_SHORT:
-                d = replace(d, inside=False)
-        out.append(d)
-    return out, aspect
+                cut.add(id(d))
+    return [replace(d, inside=False) if id(d) in cut else d for d in dets], aspect
 
 
 def _border_margins(quad: np.ndarray, img_w: int, img_h: int) -> np.ndarray:
@@ -290,9 +288,7 @@ def _border_margins(quad: np.ndarray, img_w: int, img_h: int) -> np.ndarray:
 
 def within_picture(quad: np.ndarray, width: float, img_w: int, img_h: int) -> bool:
     """An outline lies within the picture (up to `BORDER_SLACK` of the card's width past its border)."""
-    slack = BORDER_SLACK * width
-    return bool((quad[:, 0] > -slack).all() and (quad[:, 0] < img_w - 1 + slack).all()
-                and (quad[:, 1] > -slack).all() and (quad[:, 1] < img_h - 1 + slack).all())
+    return bool(_border_margins(quad, img_w, img_h).min() > -BORDER_SLACK * width)
 
 
 def _model_info(path: Path) -> dict:
