@@ -114,3 +114,21 @@ def test_only_a_well_placed_outline_teaches_its_card():
     assert _placed(_moved(card, (0.0, 0.0, 3.0)), card)
     far = [m for m in SHIFT_MOVES + TURN_MOVES if abs(m[0]) >= 0.1 or abs(m[2]) >= 6.0]
     assert far and not any(_placed(_moved(card, m), card) for m in far)
+
+
+def test_an_index_is_turned_in_a_frame_by_the_angle_between_their_uprights():
+    """A covered corner showing the index of the card over it is taught "none" only when that
+    index stands turned in the crop's frame (`TURNED_INDEX`): the top-left index is upright in
+    its card's frame, the bottom-right one in the frame turned half; a nearly upright one looks
+    like that card's own crop and is left out."""
+    from vision.pipeline import _moved
+    from vision.train.crops import TURNED_INDEX, _index_turn
+
+    card = np.array([[300, 200], [400, 210], [385, 360], [285, 350]], float)
+    assert _index_turn(card, 0, card) < 1e-6
+    assert abs(_index_turn(card, 1, card) - 180.0) < 1e-6
+    assert abs(_index_turn(card, 1, np.roll(card, 2, axis=0))) < 1e-6  # the frame turned half
+    assert abs(_index_turn(card, 0, _moved(card, (0.0, 0.0, 30.0))) - 30.0) < 1e-6
+    assert _index_turn(card, 0, _moved(card, (0.0, 0.0, 12.0))) < TURNED_INDEX <= \
+        _index_turn(card, 0, _moved(card, (0.0, 0.0, -30.0)))
+    assert _index_turn(card, 2, _moved(card, (0.0, 0.0, 90.0))) == 0.0  # a third index: not known

@@ -541,6 +541,24 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 # widths; its direction, degrees): half the outline search's steps. Further off it is left out,
 # so that the surest reading still marks the best-placed outline (the search keeps that one).
 PLACED_OFF, PLACED_DEG = 0.05, 5.0
+# On a loose heap a card's covered corner often shows the index of the card lying over it, at
+# another angle. An index crop whose own index is not there and whose only legible index stands
+# this far turned (degrees) in its frame is taught "none" (`--turned-none`); one showing an index
+# nearly upright is left out (it looks like that card's own crop).
+TURNED_INDEX = 25.0
+
+
+def _index_turn(card_quad: np.ndarray, index: int, frame: np.ndarray) -> float:
+    """Degrees between the upright of a card's index (0: top-left, upright in the card's frame;
+    1: bottom-right, upright turned half) and the upright of the frame `frame`; 0 for other
+    indices (a design printing four: their upright is not known here)."""
+    if index > 1:
+        return 0.0
+    a = card_quad[3] - card_quad[0]
+    if index == 1:
+        a = -a
+    b = frame[3] - frame[0]
+    return abs(math.degrees(math.atan2(a[0] * b[1] - a[1] * b[0], float(a @ b))))
 
 
 def _placed(q: np.ndarray, t: np.ndarray) -> bool:
@@ -613,8 +631,9 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cut or shifted. A crop is labelled by what it shows: an index crop holding most of a true,
     uncovered corner index, cut at an outline close to the card's (`_placed`), reads as that
     card; one holding little of it, or a fragment of its number, "none"; one showing another
-    card's index, or in between, is left out."""
-    path, n_moves = args
+    card's index, or in between, is left out (with `turned_none`, one whose own index is not
+    there and whose other indices all stand turned in its frame is "none": `TURNED_INDEX`)."""
+    path, n_moves, turned_none = args
     from vision.pipeline import SHIFT_MOVES, TURN_MOVES, Recognizer, RecognizerConfig, _moved
 
     sc = _load_scene(path, 98)
@@ -631,9 +650,18 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     shown = [((n, i), p) for n, c in enumerate(cards)
              for i, (p, s) in enumerate(zip(c.pts, c.seen, strict=True)) if _share(s) >= IDX_HIDDEN]
 
+    def in_crop(quad: np.ndarray, region, but: tuple[int, int]) -> list[tuple[int, int]]:
+        """The legible indices (card, index) the crop shows, other than `but`."""
+        return [n for n, p in shown if n != but and _share(_inside(p, quad, region)) >= IDX_OUT]
+
     def shows_index(quad: np.ndarray, region, but: tuple[int, int] = (-1, -1)) -> bool:
         """Whether the crop shows a legible index (other than `but`: card, index)."""
-        return any(n != but and _share(_inside(p, quad, region)) >= IDX_OUT for n, p in shown)
+        return bool(in_crop(quad, region, but))
+
+    def only_turned(quad: np.ndarray, region, but: tuple[int, int]) -> bool:
+        """Whether every other legible index the crop shows stands turned in its frame."""
+        found = in_crop(quad, region, but)
+        return bool(found) and all(_index_turn(cards[n].quad, i, quad) >= TURNED_INDEX for n, i in found)
 
     rec = Recognizer(truth["game"], RecognizerConfig(indices="always"))
     pyr = Pyramid(img)
@@ -685,7 +713,10 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                         continue
                     y = lab * 2
                 elif shows_index(q, INDEX_REGION, (j, c)):
-                    continue
+                    if not (turned_none and (inside < IDX_OUT or seen < IDX_HIDDEN)
+                            and only_turned(q, INDEX_REGION, (j, c))):
+                        continue
+                    y = NONE * 2  # a covered corner showing another card's index askew (heaps)
                 elif inks[c].fragment(_inside(cj.digits[c], q, INDEX_REGION) & cj.digits_seen[c]) and \
                         not shows_numeral(q, INDEX_REGION, j):
                     y = NONE * 2  # a fragment of the index: part of its number, cut or covered
@@ -712,13 +743,18 @@ def main(argv=None) -> None:
     ap.add_argument("--at-detections", action="store_true",
                     help="with --from-scenes: crops at the recogniser's own outlines (hard examples)")
     ap.add_argument("--jitter", type=int, default=1, help="crops per card (with --at-detections: moved outlines)")
+    ap.add_argument("--turned-none", action="store_true",
+                    help="with --at-detections: a covered corner showing another card's index askew is 'none'")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
     ap.add_argument("--widths", type=float, nargs=2, default=WIDTHS, help="synthetic: card widths in pixels (min max)")
     a = ap.parse_args(argv)
     if a.from_scenes:
-        jobs = [(p, a.jitter) for p in sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))]
-        fn = detection_crops if a.at_detections else scene_crops
+        paths = sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))
+        if a.at_detections:
+            jobs, fn = [(p, a.jitter, a.turned_none) for p in paths], detection_crops
+        else:
+            jobs, fn = [(p, a.jitter) for p in paths], scene_crops
         groups = list(range(len(jobs)))
     else:
         jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths)) for i in range(a.designs)]

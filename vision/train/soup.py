@@ -1,0 +1,51 @@
+"""A "model soup": the weights of several fine-tunes of one network averaged into one network.
+
+Fine-tunes that start from the same export stay in one basin of the loss, so the mean of their
+weights is itself a good network, and often better than each (Wortsman et al., 2022, "Model
+soups"); it costs nothing at run time. Stop 33: two fine-tunes of the shipped classifier on new
+crops, one with `crops --turned-none`, one without. Each read about as well as the export on the
+train pool; their mean read better (see models/README.md).
+
+The exports must share one graph (same network, norms folded the same way): only the floating
+point initialisers are averaged; any other initialiser must be equal in all of them.
+
+    /work/trainvenv/bin/python -m vision.train.soup --out vision/models/cards.onnx A.onnx B.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+
+def soup(paths: list[str], out: str) -> None:
+    import onnx
+    from onnx import numpy_helper
+
+    models = [onnx.load(p) for p in paths]
+    weights = [{i.name: numpy_helper.to_array(i) for i in m.graph.initializer} for m in models]
+    base = models[0]
+    for i, init in enumerate(base.graph.initializer):
+        arrays = [w.get(init.name) for w in weights]
+        if any(a is None or a.shape != arrays[0].shape for a in arrays):
+            raise SystemExit(f"{init.name}: not in every network with one shape; not one graph")
+        if arrays[0].dtype.kind == "f":
+            mean = np.mean(arrays, axis=0).astype(arrays[0].dtype)
+            base.graph.initializer[i].CopyFrom(numpy_helper.from_array(mean, init.name))
+        elif not all(np.array_equal(a, arrays[0]) for a in arrays):
+            raise SystemExit(f"{init.name}: differs between the networks and cannot be averaged")
+    onnx.save(base, out)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("models", nargs="+", help="exported .onnx networks of one graph")
+    a = ap.parse_args(argv)
+    soup(a.models, a.out)
+    print("saved", a.out, "the mean of", len(a.models), "networks", flush=True)
+
+
+if __name__ == "__main__":
+    main()
