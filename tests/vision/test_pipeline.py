@@ -414,7 +414,8 @@ def test_a_hidden_card_read_unsure_is_read_again_where_its_index_shows_best(monk
 def test_a_card_whose_outline_came_out_turned_is_read_at_its_own_direction(monkeypatch):
     """On a loose heap the detector's direction of a card is often tens of degrees off; neither
     the whole card nor its corner index then shows in the crops. Such a card reads unsure or
-    not at all, so it is read again at outlines turned about its centre."""
+    not at all, so it is read again at outlines turned about its centre. A card that reads
+    surely all the same is not searched (`SEARCH_SURE`) and is reported where it was read."""
     import math
 
     import vision.pipeline as pipeline
@@ -424,24 +425,27 @@ def test_a_card_whose_outline_came_out_turned_is_read_at_its_own_direction(monke
     cards = [t for t in truth["cards"] if not t.get("occluded")][:8]
     seen = {"centre": 1.0, "index0": 1.0, "index2": 1.0}
 
-    def read(turn: float, turns_tried: bool = True) -> int:
-        n = 0
+    def read(turn: float, sure_as_found: set[int] = frozenset()) -> set[int]:
+        """The cards read right at outlines turned `turn` degrees (every other one the other way)."""
+        right = set()
         for k, t in enumerate(cards):
             got = _read_off(rec, image, t, 0.0, 0.0, seen, turn if k % 2 else -turn)
             if got is not None and (got.value, got.color) == (t["value"], t["color"]):
-                n += 1
+                right.add(k)
                 q, g = np.asarray(t["corners"], float), np.asarray(got.corners, float)
                 a = math.degrees(math.atan2(*(q[3] - q[0])[::-1])) - math.degrees(math.atan2(*(g[3] - g[0])[::-1]))
-                # Without the turns tried, a card read all the same is reported where it was read.
-                assert abs((a + 90) % 180 - 90) < 10 or not turns_tried, f"card {t['value']} reported {a:.0f}° off"
-        return n
+                # A card the turned outline leaves unsure is reported at the turn it reads best at.
+                assert abs((a + 90) % 180 - 90) < 10 or k in sure_as_found, f"card {t['value']} reported {a:.0f}° off"
+        return right
 
-    assert read(0.0) == len(cards)  # the scene reads at the true outlines
-    turned = read(28.0)
-    monkeypatch.setattr(pipeline, "TURN_MOVES", ())
-    as_found = read(28.0, turns_tried=False)
-    # 8 and 0 of 8 when written; 8 and 1 with stop 19's classifier
-    assert turned >= len(cards) - 1 and turned > as_found, (turned, as_found)
+    assert len(read(0.0)) == len(cards)  # the scene reads at the true outlines
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "TURN_MOVES", ())
+        as_found = read(28.0, sure_as_found=set(range(len(cards))))
+    turned = read(28.0, sure_as_found=as_found)
+    # 8 and 0 of 8 when written; 8 and 1 with stop 19's classifier and stop 33's (a 6 reads 0.66
+    # sure 28° off, 0.41 with stop 19's)
+    assert len(turned) >= len(cards) - 1 and len(turned) > len(as_found) + len(cards) // 2, (turned, as_found)
 
 
 def test_a_turned_table_is_read_square_on(monkeypatch):
