@@ -100,9 +100,12 @@ def main(argv=None) -> None:
     ap.add_argument("--init", default=None, help="start from this state dict or exported .onnx (fine-tuning)")
     ap.add_argument("--per-epoch", type=int, default=0, help="samples drawn per epoch (0: all)")
     ap.add_argument("--ckpt", default="/work/data/cards.pt")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="order of the crops, augmentation and noise: another fine-tune of one start for a soup"
+                         " (vision.train.soup); the validation split is the same for every seed")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
-    torch.manual_seed(0)
+    torch.manual_seed(a.seed)
     rng = np.random.default_rng(0)
     X, Y, K, G = load(a.data)
     groups = np.unique(G)
@@ -110,6 +113,8 @@ def main(argv=None) -> None:
     is_val = np.array([g in val_groups for g in G])
     Xtr, Ytr = X[~is_val], Y[~is_val]
     Xva, Yva, Kva = X[is_val], Y[is_val], K[is_val]
+    if a.seed:
+        rng = np.random.default_rng([a.seed, 1])
     print(f"train {len(Ytr)}  val {len(Yva)}  classes {len(CARD_CLASSES)}", flush=True)
     n_out = len(CARD_CLASSES) * 2
     model = CropNet(n_out)
