@@ -915,14 +915,15 @@ class Recognizer:
     def _game_rows(self, live: list[_Card]) -> list[tuple[Row, list[_Card]]]:
         """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:
         a hand laid out in a fan to be counted lies like a row but holds any colours."""
-        out, mixed = [], []
+        out, mixed, taken = [], [], set()
         for row in find_rows(_outlines(live)):
             members = [live[i] for i in row.members]
-            if not self.coloured or _row_colour(members)[1] >= ROW_SAME:
+            colour, share, _votes = _row_colour(members) if self.coloured else (None, 1.0, 0.0)
+            if share >= ROW_SAME:
                 out.append((row, members))
+                taken.add(colour)
             else:
                 mixed.append((row, members))
-        taken = {_row_colour(m)[0] for _r, m in out}
         for row, members in mixed:
             colour = _split_row_colour(members, taken)
             if colour is not None:
