@@ -67,6 +67,7 @@ OUTLINE_FOUND = 0.7
 # and the last pixels of a window's reduced levels sample its border (16 pixels).
 REGION_CROP_PAD = 1.5
 SEARCH_SURE = 0.5
+INK_SURE = 0.5  # least sureness of a card whose ink helps name the table's inks (`_colours`)
 # A region re-read also reads, at its outline of the last picture, each card read there before
 # that lies within this much of its width of a card found now, and keeps the surer reading: the
 # detector, seeing only a window round the region, now and then outlines crosswise a card it
@@ -1197,7 +1198,10 @@ class Recognizer:
             measured = measure_inks(pixs, light, stocks=stocks)
             readings = name_inks(measured, SUITS, inks=inks)
             if not inks:  # no profile: this table's own inks, measured on a first reading
-                inks = hue_order_inks(readings) or table_inks(readings) or None
+                # Of cards read surely only: patches of a red gingham that read as unsure cards
+                # made an ink cluster of their own, and the suits were named one step round.
+                sure = [r for c, r in zip(numbered, readings, strict=True) if self._sureness(c) >= INK_SURE]
+                inks = hue_order_inks(sure) or table_inks(sure) or None
                 if inks:  # named again against the same white
                     readings = name_inks(measured, SUITS, inks=inks)
             ctx.inks = (light, inks)

@@ -659,3 +659,26 @@ def test_rows_are_read_once(recognizers):
         image, _truth = _shot(game, "plain", seed)
         recognizers[game].forget()
         assert "heap_ms" not in recognizers[game].read(image).extra["timings"]
+
+
+def test_a_cloth_read_as_unsure_cards_does_not_name_the_tables_inks():
+    """A red gingham's checks read as cards, unsurely and in a pale red. When their ink counted
+    among the table's inks, they made a red of their own, and the suits were named one step
+    round the hue circle: the yellow row read green, the red cards yellow (train-pool elevens
+    table 7500 #81 of `benchmarks/vision_accuracy.py`). Only surely read cards name the inks."""
+    rng = np.random.default_rng([7500, 81])
+    kw = {"hand": False, "mode": "count"} if rng.random() < 0.2 else {"hand": False}
+    image, truth = render(random_scene("elevens", rng, "train", **kw))
+    got = Recognizer("elevens").read(image).cards
+    centres = np.array([np.mean(c.corners, axis=0) for c in got])
+    named = 0
+    for t in truth["cards"]:
+        if t["color"] not in ("yellow", "red"):
+            continue
+        q = np.asarray(t["corners"], np.float64)
+        d = np.linalg.norm(centres - q.mean(axis=0), axis=1)
+        k = int(np.argmin(d))
+        assert d[k] < 0.5 * np.linalg.norm(q[1] - q[0]), f"{t['value']} {t['color']} not found"
+        assert got[k].color == t["color"], f"{t['value']} {t['color']} read {got[k].value} {got[k].color}"
+        named += 1
+    assert named == 9  # the seven yellow cards and the two red ones
