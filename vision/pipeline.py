@@ -696,7 +696,9 @@ class Recognizer:
         self._search_outlines(ctx, cards)
         self._orient(cards)
         self._colours(ctx, cards)
-        self._rows(ctx, cards, kept)
+        # A loose heap has no rows: cards lying in a line by chance voted their colour onto each other.
+        if ctx.regions or not is_heap(dets):
+            self._rows(ctx, cards, kept)
         if self.game in UNIQUE_DECKS:
             self._once_each(ctx, cards, taken)
             cards += self._read_between(ctx, cards, taken)
