@@ -10,7 +10,8 @@ combined (an index saying "no index here" is no evidence against the whole card)
 the game's deck, and turned the right way up by a vote of the card's neighbours (a row lies
 one way: an unmarked 6 next to a 7 is a 6); colour comes from the ink against the card stock.
 In the games whose rows are one colour's consecutive numbers, a card's row says what it likely
-is, and the places inside a row where the detector found no card are read (`vision.rows`).
+is, and the places inside a row where the detector found no card are read (`vision.rows`);
+a loose heap (cards lying every way) has no rows.
 
 Other readers (11! tiles, Numeri tokens and die) plug in through `register_reader(game, fn)`:
 `fn(context) -> dict` with any of "cards", "tokens", "dice" (lists of readings) and
