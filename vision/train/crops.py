@@ -658,10 +658,9 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Whether the crop shows a legible index (other than `but`: card, index)."""
         return bool(in_crop(quad, region, but))
 
-    def only_turned(quad: np.ndarray, region, but: tuple[int, int]) -> bool:
-        """Whether every other legible index the crop shows stands turned in its frame."""
-        found = in_crop(quad, region, but)
-        return bool(found) and all(_index_turn(cards[n].quad, i, quad) >= TURNED_INDEX for n, i in found)
+    def all_turned(found: list[tuple[int, int]], quad: np.ndarray) -> bool:
+        """Whether every one of these legible indices stands turned in the crop's frame."""
+        return all(_index_turn(cards[n].quad, i, quad) >= TURNED_INDEX for n, i in found)
 
     rec = Recognizer(truth["game"], RecognizerConfig(indices="always"))
     pyr = Pyramid(img)
@@ -712,9 +711,8 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     if not placed:
                         continue
                     y = lab * 2
-                elif shows_index(q, INDEX_REGION, (j, c)):
-                    if not (turned_none and (inside < IDX_OUT or seen < IDX_HIDDEN)
-                            and only_turned(q, INDEX_REGION, (j, c))):
+                elif others := in_crop(q, INDEX_REGION, (j, c)):
+                    if not (turned_none and (inside < IDX_OUT or seen < IDX_HIDDEN) and all_turned(others, q)):
                         continue
                     y = NONE * 2  # a covered corner showing another card's index askew (heaps)
                 elif inks[c].fragment(_inside(cj.digits[c], q, INDEX_REGION) & cj.digits_seen[c]) and \
