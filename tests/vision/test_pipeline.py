@@ -668,11 +668,11 @@ def _train_table(game: str, seed: int, k: int):
     return random_scene(game, rng, "train", **kw)
 
 
-def _reported_at(got: list, t: dict) -> list:
-    """The readings centred within half a card's width of the true card `t`."""
+def _reported_at(got: list, t: dict, within: float = 0.5) -> list:
+    """The readings centred within `within` of a card's width of the true card `t`."""
     q = np.asarray(t["corners"], np.float64)
     width = np.linalg.norm(q[1] - q[0])
-    return [c for c in got if np.linalg.norm(np.mean(c.corners, axis=0) - q.mean(axis=0)) < 0.5 * width]
+    return [c for c in got if np.linalg.norm(np.mean(c.corners, axis=0) - q.mean(axis=0)) < within * width]
 
 
 def test_a_cloth_read_as_unsure_cards_does_not_name_the_tables_inks():
@@ -695,11 +695,11 @@ def test_a_cloth_read_as_unsure_cards_does_not_name_the_tables_inks():
 
 def test_cards_of_a_loose_heap_do_not_take_a_rows_colour():
     """A few cards of a loose heap can lie in a line by chance; such a "row" voted its colour onto
-    a partly hidden yellow 17 read yellow (0.87), and it was reported green (train-pool
-    elfer-raus table 8500 #180 of `benchmarks/vision_accuracy.py`). A heap has no rows."""
-    scene = _train_table("elfer-raus", 8500, 180)
+    a yellow 10 seen whole and read yellow, and it was reported blue (train-pool elfer-raus table
+    8000 #72 of `benchmarks/vision_accuracy.py`). A heap has no rows."""
+    scene = _train_table("elfer-raus", 8000, 72)
     assert scene.meta.get("mode") == "count"
     image, truth = render(scene)
     got = Recognizer("elfer-raus").read(image).cards
-    t = next(c for c in truth["cards"] if c["value"] == 17 and c["color"] == "yellow")
-    assert [(c.value, c.color) for c in _reported_at(got, t)] == [(17, "yellow")]
+    t = next(c for c in truth["cards"] if c["value"] == 10 and c["color"] == "yellow")
+    assert [(c.value, c.color) for c in _reported_at(got, t, within=0.3)] == [(10, "yellow")]

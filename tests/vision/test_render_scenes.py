@@ -170,6 +170,17 @@ def test_pile_tops_are_reported_and_the_rest_hidden():
         assert all(c["color"] is None for c in st.truth["cards"])
 
 
+@pytest.mark.parametrize("game", ["elevens", "elfer-raus", "elfer-raus-junior", "11-nimmt"])
+def test_cards_laid_out_to_be_counted_come_from_one_deck(game):
+    """Each number card is in the deck once (RULES.md): a round-end spread never shows one twice,
+    and 11 Elevens has four jokers. (Drawn with repeats, 1 table in 10 held two yellow 3s.)"""
+    for seed in range(60):
+        scene = random_scene(game, np.random.default_rng([seed, 5]), "train", mode="count", hand=False)
+        cards = [i.card for i in scene.items if i.obj == "card"]
+        numbers = [(c["value"], c["color"]) for c in cards if c["kind"] == "number"]
+        assert len(numbers) == len(set(numbers)), (seed, numbers)
+        assert sum(c["kind"] == "joker" for c in cards) <= 4
+
 def test_hand_is_flagged_with_its_area():
     with_hand, t1 = render(_scene("elevens", 5, hand=True))
     without, t0 = render(_scene("elevens", 5, hand=False))

@@ -306,9 +306,15 @@ def _draw_pile(rng, design: Design, items: list[Item], ov: dict, p: float = 0.5)
                           group="draw"))
 
 
+ELEVENS_JOKERS = 4  # jokers in the 11 Elevens deck (RULES.md §2.1)
+
+
 def _count_spread(rng, design: Design, game: str, ov: dict):
-    """Round end: players lay their remaining cards out to be counted, at any angle, some overlapping."""
+    """Round end: players lay their remaining cards out to be counted, at any angle, some overlapping.
+    The cards come from one deck, which holds each number card once (RULES.md)."""
     items: list[Item] = []
+    dealt: set[tuple] = set()
+    jokers = 0
     clusters = int(rng.integers(1, 4))
     for c in range(clusters):
         cx, cy = rng.uniform(-250, 250), rng.uniform(-180, 180)
@@ -316,14 +322,13 @@ def _count_spread(rng, design: Design, game: str, ov: dict):
         n = int(rng.integers(2, 9))
         fan = rng.random() < 0.5
         for k in range(n):
-            if game == "11-nimmt":
-                card = _card("number", int(rng.integers(1, 101)), None)
-            elif game == "elevens":
-                card = _card("joker", None, None) if rng.random() < 0.08 else _card(
-                    "number", int(rng.integers(1, 22)), str(rng.choice(SUITS)))
-            else:
-                top = 11 if game == "elfer-raus-junior" else 20
-                card = _card("number", int(rng.integers(1, top + 1)), str(rng.choice(SUITS)))
+            while True:  # drawn again while already dealt (the draws of a table without repeats stay as they were)
+                card = _spread_card(rng, game, jokers < ELEVENS_JOKERS)
+                key = (card["kind"], card["value"], card["color"])
+                if card["kind"] == "joker" or key not in dealt:
+                    break
+            dealt.add(key)
+            jokers += card["kind"] == "joker"
             if fan:
                 a = math.radians(base)
                 off = k * design.card_w * rng.uniform(0.3, 0.6)
@@ -335,6 +340,17 @@ def _count_spread(rng, design: Design, game: str, ov: dict):
             items.append(Item("card", card, float(x), float(y), ang, layer=c * 100 + k, seed=_seed(rng),
                               group=f"count:{c}"))
     return items, None, {"mode": "count"}
+
+
+def _spread_card(rng, game: str, joker_left: bool) -> dict:
+    if game == "11-nimmt":
+        return _card("number", int(rng.integers(1, 101)), None)
+    if game == "elevens":
+        if rng.random() < 0.08 and joker_left:
+            return _card("joker", None, None)
+        return _card("number", int(rng.integers(1, 22)), str(rng.choice(SUITS)))
+    top = 11 if game == "elfer-raus-junior" else 20
+    return _card("number", int(rng.integers(1, top + 1)), str(rng.choice(SUITS)))
 
 
 # ----------------------------------------------------------------------------------------
