@@ -42,9 +42,9 @@ from .classify import (
     warp_crops,
 )
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
-from .detect import Detection, Detector, cut_by_border
+from .detect import INDEX_BOXES, Detection, Detector, cut_by_border
 from .errors import RecognitionError
-from .rows import Outline, Row, empty_places, find_rows, row_evidence
+from .rows import Outline, Row, empty_places, find_rows, lattice_pitches, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
@@ -106,6 +106,8 @@ BETWEEN_STEP = 0.04
 BETWEEN_NEAR = 0.08
 BETWEEN_SURE = 0.8
 BETWEEN_MOST = 8  # missed cards in a row looked for between two neighbours
+LATTICE_SHIFTS = (-0.15, 0.0, 0.15)  # places: where each place of a row's lattice is read (`_row_lattice`)
+LATTICE_GAIN = 1.0  # readings agreeing with their places the lattice must add to replace a row's outlines
 # A loose heap (cards lying every way: the mean of their directions ×4 shorter than HEAP_AGREE,
 # HEAP_CARDS cards at least) is read a second time with the picture turned 45°, and each card
 # kept at the surer of its two readings. The detector learnt cards lying along the picture's
@@ -699,6 +701,8 @@ class Recognizer:
         self._colours(ctx, cards)
         # A loose heap has no rows: cards lying in a line by chance voted their colour onto each other.
         if ctx.regions or not is_heap(dets):
+            if not ctx.regions:
+                cards = self._row_lattice(ctx, cards)
             self._rows(ctx, cards, kept)
         if self.game in UNIQUE_DECKS:
             self._once_each(ctx, cards, taken)
@@ -883,6 +887,122 @@ class Recognizer:
                 _row_colours(members)
         if ctx is not None:
             ctx.rows = rows
+
+    def _row_lattice(self, ctx: ReadContext, cards: list[_Card]) -> list[_Card]:
+        """An overlapping row read again on a lattice laid from its card seen whole. The detector
+        places a narrow strip's outline badly (its voted centre a strip or two off, turned a few
+        degrees): the crops then read a neighbour's index, surely, and the card is reported a
+        place away. In a row whose one end is a whole card, every partly hidden card lies as
+        that card does, a whole number of places from it, its hidden part toward it. The pitch
+        comes from where the hidden cards were read (`lattice_pitches`); each place is read at its
+        corner index (`LATTICE_SHIFTS` along the row, hand-laid spacing strays). The lattice
+        replaces the row's hidden cards when more of its readings agree with their places (a
+        card v places from the whole card reading its number plus or minus v) by
+        `LATTICE_GAIN`."""
+        nv = ROW_VALUES.get(self.game or "")
+        if nv is None or self.config.row_break >= 1.0:
+            return cards
+        live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
+                and self._in_row(c)]
+        plans = []
+        for whole, hidden, members in self._hidden_runs(live):
+            vw = self._number(whole.joint)
+            if vw is None or self._sureness(whole) < SEARCH_SURE:
+                continue
+            q = whole.det.quad
+            short = q[1] - q[0] if np.linalg.norm(q[1] - q[0]) <= np.linalg.norm(q[3] - q[0]) else q[3] - q[0]
+            width = float(np.linalg.norm(short))
+            axis = short / width
+            cw = np.asarray(whole.det.centre, np.float64)
+            if np.dot(np.asarray(hidden[-1].det.centre) - cw, axis) < 0:
+                axis = -axis
+            read = [(np.asarray(c.det.centre), v) for c in hidden
+                    if self._sureness(c) >= SEARCH_SURE and (v := self._number(c.joint)) is not None]
+            up = float(np.sign(np.median([v - vw for _c, v in read]))) if read else 0.0
+            if up == 0:
+                continue
+            reach = max(float(np.dot(np.asarray(c.det.centre) - cw, axis)) for c in hidden)
+            # The corner index that shows: the one on the far side of each card, in the strip.
+            mid = {t: q[0] + (u0 + u1) / 2 * (q[1] - q[0]) + (v0 + v1) / 2 * (q[3] - q[0])
+                   for t, (u0, v0, u1, v1) in INDEX_BOXES.items()}
+            corners = tuple(t for t, m in mid.items() if np.dot(m - cw, axis) > 0)
+            pitches = lattice_pitches(vw, cw, axis, read, width)
+            if not pitches or self._at_places(hidden, vw, up, cw, axis, pitches[0]):
+                continue
+            for p in pitches:
+                slots = []
+                for j in range(1, min(int(round(reach / p)) + 1, nv) + 1):
+                    for f in LATTICE_SHIFTS:
+                        quad = q + (j + f) * p * axis
+                        centre = quad.mean(axis=0)
+                        det = replace(whole.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0,
+                                      grid=None, visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
+                        slots.append((j, _Card(det, crops=[("index", t) for t in corners])))
+                plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots))
+        if not plans:
+            return cards
+        quads = [rotate_quad(c.det.quad, t) for plan in plans for _j, c in plan[-1] for _k, t in c.crops]
+        probs = iter(self._classify(warp_crops(ctx.pyramid, quads, [INDEX_REGION] * len(quads)),
+                                    ["index"] * len(quads)))
+        chosen: dict[int, tuple] = {}  # by whole card: the lattice that gains most
+        for key, members, hidden, vw, up, p, axis, cw, slots in plans:
+            best: dict[int, _Card] = {}
+            for j, c in slots:
+                self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
+                if c.joint is not None and c.card_prob >= OUTLINE_FOUND and (
+                        j not in best or self._sureness(c) > self._sureness(best[j])):
+                    best[j] = c
+
+            def agree(c: _Card, j: int, vw: int = vw, up: float = up) -> float:
+                return self._sureness(c) if self._number(c.joint) == vw + up * j else 0.0
+
+            new = sum(agree(c, j) for j, c in best.items())
+            old = sum(agree(c, int(round(float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p))) for c in hidden)
+            if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
+                chosen[key] = (new - old, members, hidden, list(best.values()), p)
+        drop: set[int] = set()
+        add: list[_Card] = []
+        for _gain, members, hidden, found, p in chosen.values():
+            drop |= {id(c) for c in hidden}
+            colour, share, _votes = _row_colour(members)
+            centres = np.array([c.det.centre for c in hidden])
+            for c in found:
+                # The colour named where the card was outlined before (a strip's own ink), else the row's.
+                d = np.linalg.norm(centres - np.asarray(c.det.centre), axis=1)
+                near = hidden[int(d.argmin())] if d.min() < 0.5 * p else None
+                c.colour, c.colour_conf = (near.colour, near.colour_conf) if near is not None else (colour, share)
+                add.append(c)
+        return [c for c in cards if id(c) not in drop] + add
+
+    def _at_places(self, hidden: list[_Card], vw: int, up: float, cw: np.ndarray, axis: np.ndarray,
+                   p: float) -> bool:
+        """Whether a run of hidden cards already reads as its lattice would: each card surely the
+        number of its place, the places 1, 2, .. without a gap (the lattice would only read them
+        again)."""
+        places = sorted(int(round(float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p)) for c in hidden)
+        return places == list(range(1, len(hidden) + 1)) and all(
+            self._sureness(c) >= SEARCH_SURE and self._number(c.joint) == vw + up * round(
+                float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p) for c in hidden)
+
+    def _hidden_runs(self, live: list[_Card]) -> list[tuple[_Card, list[_Card], list[_Card]]]:
+        """The runs of partly hidden cards of the rows whose one end is a card seen whole: each
+        run with the whole card it lies under (a junior row's two runs, 1.. and ..11, each
+        end under their last card), nearest first, and the row's cards."""
+        out = []
+        for _row, members in self._game_rows(live):
+            ends = [not self._hidden(c) for c in (members[0], members[-1])]
+            if ends[0] == ends[1]:
+                continue  # laid side by side, or whole at both ends (stacked): no one way
+            seq = members if ends[0] else members[::-1]  # from the whole end on
+            run: list[_Card] = []
+            for c in reversed(seq):  # from the far end: a run ends under the whole card after it
+                if self._hidden(c):
+                    run.append(c)
+                    continue
+                if len(run) >= 2:
+                    out.append((c, run[::-1], members))
+                run = []
+        return out
 
     def _as_cards(self, kept: Iterable[CardReading]) -> list[_Card]:
         """The readings kept from an earlier picture that lie in rows (number cards, jokers), as

@@ -230,3 +230,27 @@ def _backward(e: np.ndarray, mats: list[np.ndarray]) -> np.ndarray:
         b = mats[i] @ (e[i + 1] * bwd[i + 1])
         bwd[i] = b / max(float(b.sum()), 1e-300)
     return bwd
+
+
+def lattice_pitches(whole_value: int, whole_centre: np.ndarray, axis: np.ndarray,
+                    read: list[tuple[np.ndarray, int]], width: float) -> list[float]:
+    """Spacings of one place an overlapping row may have, from where its partly hidden cards were
+    read: a card read as v lies |whole - v| places from the row's whole card (a row holds
+    consecutive numbers, an empty place keeps its room). Two guesses: the farthest card's (its
+    outline is placed by its free edge, on the table, and is the least off), and the median over
+    the cards at least two places away (outlines of narrow strips inside a row are often a strip
+    off, and read their neighbour's index). Only pitches a row can have (`MIN_SPACING` to 0.7
+    card widths: wider, the cards are laid side by side)."""
+    ratios = []
+    for centre, value in read:
+        n = abs(whole_value - value)
+        t = float(np.dot(np.asarray(centre, np.float64) - whole_centre, axis))
+        if n >= 2 and t > 0:
+            ratios.append((t, t / n))
+    if not ratios:
+        return []
+    out: list[float] = []
+    for p in (max(ratios)[1], float(np.median([r for _t, r in ratios]))):
+        if MIN_SPACING * width <= p <= 0.7 * width and all(abs(p / q - 1.0) > 0.03 for q in out):
+            out.append(p)
+    return out

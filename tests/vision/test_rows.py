@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.rows import Outline, empty_places, find_rows, row_evidence
+from vision.rows import Outline, empty_places, find_rows, lattice_pitches, row_evidence
 
 W, H = 60.0, 90.0
 
@@ -214,6 +214,7 @@ def test_a_card_between_two_whose_numbers_jump_is_looked_for_between_them(monkey
     image, truth = render(condition_scene("elfer-raus", "overlap", 1, size=FULL))
     dets = _true_outlines(truth)
     monkeypatch.setattr(pipeline, "empty_places", lambda row: [])
+    monkeypatch.setattr(pipeline, "LATTICE_GAIN", math.inf)  # the row's lattice would find it too
     on, off = pipeline.BETWEEN_SURE, 2.0
 
     def read(given, sure: float):
@@ -244,6 +245,7 @@ def test_a_run_of_cards_the_detector_missed_is_looked_for_between_its_neighbours
     from vision.train.evaluate import FULL, condition_scene
 
     shipped = pipeline.BETWEEN_MOST
+    monkeypatch.setattr(pipeline, "LATTICE_GAIN", math.inf)  # the row's lattice would find them too
     image, truth = render(condition_scene("elfer-raus", "overlap", 1, size=FULL))
     dets = _true_outlines(truth)
     row = next(r for r in truth["layout"]["rows"] if len(r["cards"]) >= 8)
@@ -283,3 +285,22 @@ def test_a_row_with_a_gap_of_the_game_keeps_its_pitch():
     xs = [100.0, 118.0, 136.0, 262.0, 280.0]
     rows = find_rows(_row(xs))
     assert rows[0].steps == pytest.approx((1, 1, 7, 1), abs=0.05)
+
+
+def test_lattice_pitch_is_taken_from_the_farthest_card_and_the_median():
+    """A row of 20 down to 10 at 57 px a place, read from its whole 20 along -y: two strips inside
+    the row were outlined a strip off and read their neighbour's number (12 where 11 lies, 14
+    where 13 does). The farthest card gives the pitch; the median is the second guess."""
+    whole, axis = np.array([400.0, 900.0]), np.array([0.0, -1.0])
+    read = [(whole + axis * 57.0 * 10, 10), (whole + axis * 57.0 * 9, 12), (whole + axis * 57.0 * 7, 14)]
+    assert lattice_pitches(20, whole, axis, read, width=154.0) == pytest.approx([57.0, 57.0 * 9 / 8])
+    read[1] = (whole + axis * 57.0 * 8, 12)  # read at its place: the median agrees, one guess
+    assert lattice_pitches(20, whole, axis, read, width=154.0) == pytest.approx([57.0])
+
+
+def test_lattice_pitch_needs_a_card_two_places_away_and_an_overlapping_spacing():
+    whole, axis = np.array([0.0, 0.0]), np.array([1.0, 0.0])
+    assert lattice_pitches(5, whole, axis, [(np.array([50.0, 0.0]), 4)], width=150.0) == []  # one place only
+    assert lattice_pitches(5, whole, axis, [(np.array([-120.0, 0.0]), 3)], width=150.0) == []  # behind the whole card
+    # 160 px a place: cards laid side by side, not an overlapping row
+    assert lattice_pitches(5, whole, axis, [(np.array([320.0, 0.0]), 3)], width=150.0) == []
