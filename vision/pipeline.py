@@ -337,6 +337,12 @@ def _outlines(cards: list[_Card]) -> list[Outline]:
     return [Outline(c.found.centre, c.found.angle, c.found.size[0], c.found.size[1]) for c in cards]
 
 
+def _index_mid(quad: np.ndarray, turn: int) -> np.ndarray:
+    """The middle of an outline's corner index box (`INDEX_BOXES`: 0 top left, 2 bottom right)."""
+    u0, v0, u1, v1 = INDEX_BOXES[turn]
+    return quad[0] + (u0 + u1) / 2 * (quad[1] - quad[0]) + (v0 + v1) / 2 * (quad[3] - quad[0])
+
+
 def _row_corners(members: list[_Card]) -> tuple[int, ...]:
     """The corners (0: top left, 2: bottom right of the reading frame) whose index shows on most
     of a row's partly hidden cards: a row overlaps one way. Both when it cannot be told."""
@@ -701,8 +707,7 @@ class Recognizer:
         self._colours(ctx, cards)
         # A loose heap has no rows: cards lying in a line by chance voted their colour onto each other.
         if ctx.regions or not is_heap(dets):
-            if not ctx.regions:
-                cards = self._row_lattice(ctx, cards)
+            cards = self._row_lattice(ctx, cards, kept)
             self._rows(ctx, cards, kept)
         if self.game in UNIQUE_DECKS:
             self._once_each(ctx, cards, taken)
@@ -888,7 +893,7 @@ class Recognizer:
         if ctx is not None:
             ctx.rows = rows
 
-    def _row_lattice(self, ctx: ReadContext, cards: list[_Card]) -> list[_Card]:
+    def _row_lattice(self, ctx: ReadContext, cards: list[_Card], kept: Iterable[CardReading] = ()) -> list[_Card]:
         """An overlapping row read again on a lattice laid from its card seen whole. The detector
         places a narrow strip's outline badly (its voted centre a strip or two off, turned a few
         degrees): the crops then read a neighbour's index, surely, and the card is reported a
@@ -898,12 +903,17 @@ class Recognizer:
         corner index (`LATTICE_SHIFTS` along the row, hand-laid spacing strays). The lattice
         replaces the row's hidden cards when more of its readings agree with their places (a
         card v places from the whole card reading its number plus or minus v) by
-        `LATTICE_GAIN`."""
+        `LATTICE_GAIN`. In a region read again, `kept` (the readings outside it) are row cards
+        too, as `_rows` takes them: they place the lattice, and only its places in the regions
+        are read."""
         nv = ROW_VALUES.get(self.game or "")
         if nv is None or self.config.row_break >= 1.0:
             return cards
         live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
                 and self._in_row(c)]
+        fixed = self._as_cards(kept) if ctx.regions else []
+        anchored = {id(a) for a in fixed}
+        live += fixed
         plans = []
         for whole, hidden, members in self._hidden_runs(live):
             vw = self._number(whole.joint)
@@ -916,16 +926,14 @@ class Recognizer:
             cw = np.asarray(whole.det.centre, np.float64)
             if np.dot(np.asarray(hidden[-1].det.centre) - cw, axis) < 0:
                 axis = -axis
+            # The corner index that shows: the one on the far side of each card, in the strip.
+            corners = tuple(t for t in INDEX_BOXES if np.dot(_index_mid(q, t) - cw, axis) > 0)
             read = [(np.asarray(c.det.centre), v) for c in hidden
                     if self._sureness(c) >= SEARCH_SURE and (v := self._number(c.joint)) is not None]
             up = float(np.sign(np.median([v - vw for _c, v in read]))) if read else 0.0
-            if up == 0:
+            if up == 0 or len(corners) != 1:
                 continue
             reach = max(float(np.dot(np.asarray(c.det.centre) - cw, axis)) for c in hidden)
-            # The corner index that shows: the one on the far side of each card, in the strip.
-            mid = {t: q[0] + (u0 + u1) / 2 * (q[1] - q[0]) + (v0 + v1) / 2 * (q[3] - q[0])
-                   for t, (u0, v0, u1, v1) in INDEX_BOXES.items()}
-            corners = tuple(t for t, m in mid.items() if np.dot(m - cw, axis) > 0)
             pitches = lattice_pitches(vw, cw, axis, read, width)
             if not pitches or self._at_places(hidden, vw, up, cw, axis, pitches[0]):
                 continue
@@ -935,10 +943,13 @@ class Recognizer:
                     for f in LATTICE_SHIFTS:
                         quad = q + (j + f) * p * axis
                         centre = quad.mean(axis=0)
+                        if ctx.regions and not _inside_regions((float(centre[0]), float(centre[1])), ctx.regions):
+                            continue  # only cards in the regions read again are new
                         det = replace(whole.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0,
                                       grid=None, visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
                         slots.append((j, _Card(det, crops=[("index", t) for t in corners])))
-                plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots))
+                if slots:
+                    plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots))
         if not plans:
             return cards
         quads = [rotate_quad(c.det.quad, t) for plan in plans for _j, c in plan[-1] for _k, t in c.crops]
@@ -957,13 +968,13 @@ class Recognizer:
                 return self._sureness(c) if self._number(c.joint) == vw + up * j else 0.0
 
             new = sum(agree(c, j) for j, c in best.items())
-            old = sum(agree(c, int(round(float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p))) for c in hidden)
+            old = sum(agree(c, self._place(c, cw, axis, p)) for c in hidden if id(c) not in anchored)
             if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
                 chosen[key] = (new - old, members, hidden, list(best.values()), p)
         drop: set[int] = set()
         add: list[_Card] = []
         for _gain, members, hidden, found, p in chosen.values():
-            drop |= {id(c) for c in hidden}
+            drop |= {id(c) for c in hidden if id(c) not in anchored}
             colour, share, _votes = _row_colour(members)
             centres = np.array([c.det.centre for c in hidden])
             for c in found:
@@ -979,10 +990,16 @@ class Recognizer:
         """Whether a run of hidden cards already reads as its lattice would: each card surely the
         number of its place, the places 1, 2, .. without a gap (the lattice would only read them
         again)."""
-        places = sorted(int(round(float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p)) for c in hidden)
-        return places == list(range(1, len(hidden) + 1)) and all(
-            self._sureness(c) >= SEARCH_SURE and self._number(c.joint) == vw + up * round(
-                float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p) for c in hidden)
+        at = [self._place(c, cw, axis, p) for c in hidden]
+        return sorted(at) == list(range(1, len(hidden) + 1)) and all(
+            self._sureness(c) >= SEARCH_SURE and self._number(c.joint) == vw + up * j
+            for c, j in zip(hidden, at, strict=True))
+
+    @staticmethod
+    def _place(c: _Card, cw: np.ndarray, axis: np.ndarray, p: float) -> int:
+        """The place of a row's lattice (whole card at `cw`, places `p` apart along `axis`) a card
+        was outlined at."""
+        return int(round(float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p))
 
     def _hidden_runs(self, live: list[_Card]) -> list[tuple[_Card, list[_Card], list[_Card]]]:
         """The runs of partly hidden cards of the rows whose one end is a card seen whole: each
