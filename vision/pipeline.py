@@ -503,6 +503,7 @@ class Recognizer:
         self.turn = 0.0
         self.aspect: float | None = None  # the deck's cards' height / width, as last measured
         self._last = None
+        self._heap = False  # whether the last whole read was of a loose heap (its regions are read twice too)
         # Kept readings as row anchors, by id (the reading held too, so the id stays its own):
         # a region re-read takes the same readings again, and making them anew cost 1-2 ms.
         self._anchors: dict[int, tuple[CardReading, Detection | None, np.ndarray | None]] = {}
@@ -608,8 +609,12 @@ class Recognizer:
         taken = [(c.kind, c.value, c.color) for c in kept]
         read_at: dict[int, tuple[CardReading, Detection]] = {}
         cards = self.read_cards(ctx, dets, taken, kept, prior, read_at) if self.game not in _NO_CARDS else []
-        if regs is None and cards and not readers_for(self.game or "") and is_heap(dets):
-            cards = self._read_heap_again(ctx, cards, read_at)
+        if regs is None:
+            self._heap = bool(dets) and is_heap(dets)
+        if cards and not readers_for(self.game or "") and self._heap:
+            # A region of a heap is read twice as the whole heap was (the turned pass finds
+            # cards lying 30-45 degrees off square that the first misses).
+            cards = self._read_heap_again(ctx, cards, read_at, taken)
         tokens: list[TokenReading] = []
         dice: list[DieReading] = []
         for fn in readers_for(self.game or ""):
@@ -635,13 +640,17 @@ class Recognizer:
         return obs
 
     def _read_heap_again(self, ctx: ReadContext, first: list[CardReading],
-                         read_at: dict[int, tuple[CardReading, Detection]]) -> list[CardReading]:
+                         read_at: dict[int, tuple[CardReading, Detection]], taken: Iterable[tuple] = ()
+                         ) -> list[CardReading]:
         """A loose heap read again on the picture turned HEAP_TURN degrees more (`HEAP_AGREE`):
         each card at the surer of its two readings."""
         t = time.perf_counter()
         # Only the part of the picture round the cards found is turned and searched again.
         h, w = ctx.image.shape[:2]
-        corners = np.concatenate([d.quad for d in ctx.detections if d.inside])
+        found = [d.quad for d in ctx.detections if d.inside]
+        if not found:
+            return first  # a region's cards found on its row's places only: nothing to turn round
+        corners = np.concatenate(found)
         pad = self.card_width or 100.0
         x0, y0, x1, y1 = regions_box([(*corners.min(axis=0), *corners.max(axis=0))], pad)
         window = (max(0, int(x0)), max(0, int(y0)), min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1))))
@@ -651,7 +660,9 @@ class Recognizer:
         # Colours named against the light and inks the first pass measured on the same cards.
         again = ReadContext(image=ctx.image, pyramid=Pyramid(ctx.image, crops), game=ctx.game, recognizer=self,
                             regions=None, _detections=dets, inks=ctx.inks)
-        second = self.read_cards(again, dets, read_at=read_at)
+        second = self.read_cards(again, dets, taken, read_at=read_at)
+        if ctx.regions:  # only cards in the regions read again are new
+            second = [r for r in second if _centred_in(r, ctx.regions)]
         ctx.timings["heap_ms"] = (time.perf_counter() - t) * 1000
         return merge_passes(first, second, self.game in UNIQUE_DECKS)
 

@@ -740,3 +740,25 @@ def test_a_tight_overlapping_row_is_read_on_the_lattice_of_its_whole_card(monkey
     monkeypatch.setattr(pipeline, "LATTICE_GAIN", math.inf)
     assert placed(rec.read(image, regions=[region]).cards) < 10
     assert placed() <= 5
+
+
+def test_a_region_of_a_loose_heap_is_read_twice_as_the_whole_heap_was(monkeypatch):
+    """A heap is read a second time on the picture turned 45 degrees (cards lying 30-45 degrees
+    off square are found there); a region re-read of a heap is too. Train-pool junior table
+    8000 #23: its blue 11, re-read alone in its region, is read only by the turned pass."""
+    scene = _train_table("elfer-raus-junior", 8000, 23)
+    assert scene.meta.get("mode") == "count"
+    image, truth = render(scene)
+    t = truth["cards"][5]
+    assert (t["value"], t["color"]) == (11, "blue")
+    xs, ys = zip(*t["corners"], strict=True)
+    region = (int(min(xs) - 10), int(min(ys) - 10), int(max(xs) + 10), int(max(ys) + 10))  # as a card put down
+
+    def reread() -> list:
+        rec = Recognizer("elfer-raus-junior")
+        rec.read(image)
+        return [(c.value, c.color) for c in _reported_at(rec.read(image, regions=[region]).cards, t, within=0.3)]
+
+    assert reread() == [(11, "blue")]
+    monkeypatch.setattr(Recognizer, "_read_heap_again", lambda self, ctx, first, *rest: first)
+    assert reread() != [(11, "blue")]
