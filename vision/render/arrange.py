@@ -343,6 +343,7 @@ def _count_spread(rng, design: Design, game: str, ov: dict):
 
 
 def _spread_card(rng, game: str, joker_left: bool) -> dict:
+    """One card of a game's deck drawn at random (a joker only while the deck has one left)."""
     if game == "11-nimmt":
         return _card("number", int(rng.integers(1, 101)), None)
     if game == "elevens":
