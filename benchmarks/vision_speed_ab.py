@@ -1,7 +1,7 @@
 """Card recognition speed of two source trees, photo by photo in turns, on one core.
 
 Usage: python benchmarks/vision_speed_ab.py OLD_TREE NEW_TREE [--scenes 24] [--repeat 7] [--core 1]
-       [--region] [--game numeri|start11]
+       [--region] [--game heaps|numeri|start11]
 
     git worktree add /tmp/old <commit>   # the code to compare against
     python benchmarks/vision_speed_ab.py /tmp/old .
@@ -14,7 +14,8 @@ so that a slow minute slows both. Prints each tree's median over the photos of e
 median read time (CPU), and the paired difference per photo. `--region`: the re-read of one
 changed region (one card plus a margin) instead of the full read. `--game`: a board game's
 held-out scenes (`vision_boards.py`'s, seed 2024) read by its board reader instead of card tables
-(a warm read: the board's view kept, as in the service).
+(a warm read: the board's view kept, as in the service), or `heaps`: held-out card tables laid out
+to be counted (loose heaps, which are read twice).
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ from vision.pipeline import Recognizer
 from vision_speed import one_card_region, speed_photos
 if game == "cards":
     photos = speed_photos(n, 4000)
+    def region_of(truth):
+        return one_card_region(truth)
+elif game == "heaps":  # held-out round-end counts: loose heaps, read twice
+    import numpy as np
+    from vision.render import random_scene, render
+    games = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
+    photos = [(games[k % 4], *render(random_scene(games[k % 4], np.random.default_rng([4000, k]), "holdout",
+                                                  hand=False, mode="count"))) for k in range(n)]
     def region_of(truth):
         return one_card_region(truth)
 else:
@@ -77,8 +86,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--core", type=int, default=1)
     ap.add_argument("--region", action="store_true", help="re-read one changed region instead of the whole photo")
-    ap.add_argument("--game", default="cards", choices=["cards", "numeri", "start11"],
-                    help="card tables (default) or a board game's held-out scenes")
+    ap.add_argument("--game", default="cards", choices=["cards", "heaps", "numeri", "start11"],
+                    help="card tables (default), loose heaps of cards laid out to be counted, or a board game's "
+                         "held-out scenes")
     a = ap.parse_args()
     trees = [str(Path(t).resolve()) for t in (a.old, a.new)]
     for t in trees:
@@ -104,7 +114,8 @@ def main() -> None:
     med = np.median(times, axis=2)
     what = ("region re-read" if a.region else "full read") + ("" if a.game == "cards" else f" ({a.game})")
     for t, m in zip(trees, med, strict=True):
-        print(f"{t}: {what}, median over {a.scenes} photos of each photo's median {np.median(m):.1f} ms CPU")
+        print(f"{t}: {what}, median over {a.scenes} photos of each photo's median {np.median(m):.1f} ms CPU "
+              f"(90th percentile {np.percentile(m, 90):.1f} ms)")
     d = med[1] - med[0]
     print(f"new - old, per photo: median {np.median(d):+.1f} ms, mean {np.mean(d):+.1f} ms; "
           f"new faster on {int((d < 0).sum())} of {a.scenes} photos")

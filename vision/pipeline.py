@@ -122,6 +122,7 @@ HEAP_AGREE = 0.7
 HEAP_CARDS = 3
 HEAP_TURN = 45.0
 HEAP_SAME = 0.3  # card widths between the centres of two readings of one card
+HEAP_REGION_PAD = 0.5  # card widths round a region's cards searched again on the turned picture
 HEAP_NEW = 0.6  # confidence a card found by the second pass alone needs (train pool: 0.6 to 0.8
 # read the same cards as 0, one false card fewer)
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
@@ -652,10 +653,14 @@ class Recognizer:
             return first  # a region's cards found on its row's places only: nothing to turn round
         corners = np.concatenate(found)
         pad = self.card_width or 100.0
-        x0, y0, x1, y1 = regions_box([(*corners.min(axis=0), *corners.max(axis=0))], pad)
+        # A region's cards lie within their own outlines, whole: half a card round them will do.
+        x0, y0, x1, y1 = regions_box([(*corners.min(axis=0), *corners.max(axis=0))],
+                                     pad * (HEAP_REGION_PAD if ctx.regions else 1.0))
         window = (max(0, int(x0)), max(0, int(y0)), min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1))))
         dets, _width = detect_turned(self.detector, ctx.image, self.turn + HEAP_TURN, self.card_width, window)
         dets, _aspect = cut_by_border(dets, w, h, self.aspect)
+        if ctx.regions:  # a region re-read: the cards round it were read before
+            dets = [d for d in dets if _inside_regions(d.centre, ctx.regions)]
         crops = regions_box([window], int(REGION_CROP_PAD * pad))
         # Colours named against the light and inks the first pass measured on the same cards.
         again = ReadContext(image=ctx.image, pyramid=Pyramid(ctx.image, crops), game=ctx.game, recognizer=self,
