@@ -346,6 +346,17 @@ def _index_mid(quad: np.ndarray, turn: int) -> np.ndarray:
     return quad[0] + (u0 + u1) / 2 * (quad[1] - quad[0]) + (v0 + v1) / 2 * (quad[3] - quad[0])
 
 
+def _place_at(det: Detection, quad: np.ndarray, regions) -> Detection | None:
+    """An outline moved to `quad`, a place of a row read at its corner indices only (none of its
+    pixels were found); None outside the regions read again (only cards there are new)."""
+    mid = quad.mean(axis=0)
+    centre = (float(mid[0]), float(mid[1]))
+    if regions and not _inside_regions(centre, regions):
+        return None
+    return replace(det, quad=quad, centre=centre, pixels=0, grid=None,
+                   visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
+
+
 def _row_corners(members: list[_Card]) -> tuple[int, ...]:
     """The corners (0: top left, 2: bottom right of the reading frame) whose index shows on most
     of a row's partly hidden cards: a row overlaps one way. Both when it cannot be told."""
@@ -885,8 +896,7 @@ class Recognizer:
         nv = ROW_VALUES.get(self.game or "")
         if nv is None or self.config.row_break >= 1.0:
             return
-        live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
-                and self._in_row(c)]
+        live = self._row_cards(cards)
         anchors = {id(a): a for a in self._as_cards(kept)}
         live += anchors.values()
         rows = self._game_rows(live)
@@ -927,8 +937,7 @@ class Recognizer:
         nv = ROW_VALUES.get(self.game or "")
         if nv is None or self.config.row_break >= 1.0:
             return cards
-        live = [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
-                and self._in_row(c)]
+        live = self._row_cards(cards)
         fixed = self._as_cards(kept) if ctx.regions else []
         anchored = {id(a) for a in fixed}
         live += fixed
@@ -959,13 +968,9 @@ class Recognizer:
                 slots = []
                 for j in range(1, min(int(round(reach / p)) + 1, nv) + 1):
                     for f in LATTICE_SHIFTS:
-                        quad = q + (j + f) * p * axis
-                        centre = quad.mean(axis=0)
-                        if ctx.regions and not _inside_regions((float(centre[0]), float(centre[1])), ctx.regions):
-                            continue  # only cards in the regions read again are new
-                        det = replace(whole.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0,
-                                      grid=None, visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
-                        slots.append((j, _Card(det, crops=[("index", t) for t in corners])))
+                        det = _place_at(whole.det, q + (j + f) * p * axis, ctx.regions)
+                        if det is not None:
+                            slots.append((j, _Card(det, crops=[("index", t) for t in corners])))
                 if slots:
                     plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots))
         if not plans:
@@ -1129,12 +1134,9 @@ class Recognizer:
             for k, f in empty_places(row):
                 a, b = members[k], members[k + 1]
                 shift = f * (np.asarray(b.det.centre) - np.asarray(a.det.centre))
-                quad = a.det.quad + shift
-                centre = quad.mean(axis=0)
-                if ctx.regions and not _inside_regions((float(centre[0]), float(centre[1])), ctx.regions):
-                    continue  # only cards in the regions read again are new
-                det = replace(a.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0, grid=None,
-                              visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
+                det = _place_at(a.det, a.det.quad + shift, ctx.regions)
+                if det is None:
+                    continue
                 todo.append((_Card(det, crops=[("index", t) for t in corners]), values[k], values[k + 1],
                              set(values), members))
         if not todo:
@@ -1182,12 +1184,9 @@ class Recognizer:
                 move = np.asarray(b.det.centre) - np.asarray(a.det.centre)
                 d = float(np.linalg.norm(move)) / a.det.size[0]
                 for f in np.arange(BETWEEN_NEAR, d - BETWEEN_NEAR + 1e-9, BETWEEN_STEP) / max(d, 1e-9):
-                    quad = a.det.quad + f * move
-                    centre = quad.mean(axis=0)
-                    if ctx.regions and not _inside_regions((float(centre[0]), float(centre[1])), ctx.regions):
-                        continue  # only cards in the regions read again are new
-                    det = replace(a.det, quad=quad, centre=(float(centre[0]), float(centre[1])), pixels=0, grid=None,
-                                  visible={"centre": 0.0, "index0": 1.0, "index2": 1.0})
+                    det = _place_at(a.det, a.det.quad + f * move, ctx.regions)
+                    if det is None:
+                        continue
                     card = _Card(det, crops=[("index", t) for t in corners], colour=colour, colour_conf=colour_conf)
                     todo.append((card, min(va, vb), max(va, vb)))
         if not todo:
@@ -1228,6 +1227,11 @@ class Recognizer:
     def _number(self, joint: np.ndarray) -> int | None:
         label = self._label(joint)
         return int(label) if label.isdigit() else None
+
+    def _row_cards(self, cards: list[_Card]) -> list[_Card]:
+        """The cards read as cards that take a place in a row (number cards, jokers)."""
+        return [c for c in cards if c.joint is not None and c.card_prob >= self.config.min_card_prob
+                and self._in_row(c)]
 
     def _in_row(self, c: _Card) -> bool:
         """A card that reads as a number card (or a joker, which takes a number's place)."""
