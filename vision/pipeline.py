@@ -46,7 +46,7 @@ from .classify import (
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
 from .detect import INDEX_BOXES, Detection, Detector, cut_by_border
 from .errors import RecognitionError
-from .rows import Outline, Row, empty_places, find_rows, lattice_pitches, row_evidence
+from .rows import Outline, Row, edge_pitch, empty_places, find_rows, lattice_pitches, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
 from .types import CardReading, DieReading, Observation, TokenReading, quad_of
 
@@ -338,6 +338,20 @@ def _outlines(cards: list[_Card]) -> list[Outline]:
     """Where the cards lie as the detector found them: an outline moved to read a cut index
     (`_search_outlines`) would break the row's even spacing."""
     return [Outline(c.found.centre, c.found.angle, c.found.size[0], c.found.size[1]) for c in cards]
+
+
+def _edge_profile(image: np.ndarray, centre: np.ndarray, axis: np.ndarray, height: float, length: float) -> np.ndarray:
+    """How strongly edges across `axis` show at each pixel along it from `centre`, over the
+    middle of a card's length: the median over the band, so that a card's edge, which runs the
+    whole way, counts and an index's strokes do not."""
+    half = 0.35 * height
+    perp = np.array([-axis[1], axis[0]])
+    m = np.array([[axis[0], perp[0], centre[0] - half * perp[0]],
+                  [axis[1], perp[1], centre[1] - half * perp[1]]], np.float64)
+    band = cv2.warpAffine(image, m, (max(8, int(length)), max(4, int(2 * half))),
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    grey = cv2.cvtColor(band, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return np.median(np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)), axis=0)
 
 
 def _index_mid(quad: np.ndarray, turn: int) -> np.ndarray:
@@ -927,8 +941,10 @@ class Recognizer:
         degrees): the crops then read a neighbour's index, surely, and the card is reported a
         place away. In a row whose one end is a whole card, every partly hidden card lies as
         that card does, a whole number of places from it, its hidden part toward it. The pitch
-        comes from where the hidden cards were read (`lattice_pitches`); each place is read at its
-        corner index (`LATTICE_SHIFTS` along the row, hand-laid spacing strays). The lattice
+        comes from where the hidden cards were read (`lattice_pitches`) and from the edges of
+        their strips in the picture (`edge_pitch`, which misread strips cannot mislead); each
+        place is read at its corner index (`LATTICE_SHIFTS` along the row, hand-laid spacing
+        strays). The lattice
         replaces the row's hidden cards when more of its readings agree with their places (a
         card v places from the whole card reading its number plus or minus v) by
         `LATTICE_GAIN`. In a region read again, `kept` (the readings outside it) are row cards
@@ -947,7 +963,7 @@ class Recognizer:
             if vw is None or self._sureness(whole) < SEARCH_SURE:
                 continue
             q = whole.det.quad
-            short = q[1] - q[0] if np.linalg.norm(q[1] - q[0]) <= np.linalg.norm(q[3] - q[0]) else q[3] - q[0]
+            short, long_ = sorted((q[1] - q[0], q[3] - q[0]), key=lambda e: float(np.linalg.norm(e)))
             width = float(np.linalg.norm(short))
             axis = short / width
             cw = np.asarray(whole.det.centre, np.float64)
@@ -957,13 +973,19 @@ class Recognizer:
             corners = tuple(t for t in INDEX_BOXES if np.dot(_index_mid(q, t) - cw, axis) > 0)
             read = [(np.asarray(c.det.centre), v) for c in hidden
                     if self._sureness(c) >= SEARCH_SURE and (v := self._number(c.joint)) is not None]
-            up = float(np.sign(np.median([v - vw for _c, v in read]))) if read else 0.0
-            if up == 0 or len(corners) != 1:
+            ways = {float(np.sign(v - vw)) for _c, v in read} - {0.0}
+            up = ways.pop() if len(ways) == 1 else 0.0
+            if len(corners) != 1:
                 continue
             reach = max(float(np.dot(np.asarray(c.det.centre) - cw, axis)) for c in hidden)
             pitches = lattice_pitches(vw, cw, axis, read, width)
-            if not pitches or self._at_places(hidden, vw, up, cw, axis, pitches[0]):
+            if pitches and up and self._at_places(hidden, vw, up, cw, axis, pitches[0]):
                 continue
+            # The pitch the edges of the hidden cards' strips show, whatever they read as.
+            profile = _edge_profile(ctx.image, cw, axis, float(np.linalg.norm(long_)), reach + width)
+            seen = edge_pitch(profile, width / 2, reach, width)
+            if seen is not None and all(abs(seen / x - 1.0) > 0.03 for x in pitches):
+                pitches.append(seen)
             for p in pitches:
                 slots = []
                 for j in range(1, min(int(round(reach / p)) + 1, nv) + 1):
@@ -987,13 +1009,17 @@ class Recognizer:
                         j not in best or self._sureness(c) > self._sureness(best[j])):
                     best[j] = c
 
-            def agree(c: _Card, j: int, vw: int = vw, up: float = up) -> float:
-                return self._sureness(c) if self._number(c.joint) == vw + up * j else 0.0
+            # The way the numbers run from the whole card: the hidden cards' readings' if they
+            # agree on one, else both are tried (misread strips can outvote the right way).
+            for way in (up,) if up else (1.0, -1.0):
 
-            new = sum(agree(c, j) for j, c in best.items())
-            old = sum(agree(c, self._place(c, cw, axis, p)) for c in hidden if id(c) not in anchored)
-            if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
-                chosen[key] = (new - old, members, hidden, list(best.values()), p)
+                def agree(c: _Card, j: int, vw: int = vw, way: float = way) -> float:
+                    return self._sureness(c) if self._number(c.joint) == vw + way * j else 0.0
+
+                new = sum(agree(c, j) for j, c in best.items())
+                old = sum(agree(c, self._place(c, cw, axis, p)) for c in hidden if id(c) not in anchored)
+                if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
+                    chosen[key] = (new - old, members, hidden, list(best.values()), p)
         drop: set[int] = set()
         add: list[_Card] = []
         for _gain, members, hidden, found, p in chosen.values():

@@ -29,6 +29,9 @@ ODD_GAP = 4.0  # cost of a spacing no pitch explains (a moved outline), in squar
 MISSED_COST = 1.0  # cost of each place a pitch calls missed between two neighbours
 MISSED_COST_MOST = 2  # places a gap can cost at most (a wider gap is the game's: junior rows)
 MIN_SPACING = 0.12  # card widths: closer outlines are no two places of a row (a split card)
+EDGE_SLACK = 0.03  # card widths: how far a strip's edge may lie from its place (`edge_pitch`)
+EDGE_CONTRAST = 2.0  # how much stronger a row's strip edges are than the half places between them
+EDGE_NEAR_BEST = 0.8  # share of the best comb score the smallest pitch taken must reach
 PLACE_SLACK = 0.06  # card widths: how far off an outline's centre may be along its row
 MOST_MISSED = 2  # cards in a row the detector misses one after another (a wider gap is empty table)
 
@@ -254,3 +257,43 @@ def lattice_pitches(whole_value: int, whole_centre: np.ndarray, axis: np.ndarray
         if MIN_SPACING * width <= p <= 0.7 * width and all(abs(p / q - 1.0) > 0.03 for q in out):
             out.append(p)
     return out
+
+
+def edge_pitch(profile: np.ndarray, start: float, reach: float, width: float) -> float | None:
+    """The spacing of one place of an overlapping row, from the picture alone: `profile` is the
+    strength of edges across the row (one value per pixel along it, from the whole card's
+    centre), `start` where the whole card's far edge lies in it, `reach` how far the row's last
+    card's centre lies. Each partly hidden card's free edge lies a whole number of places past
+    the whole card's. A pitch is scored as a comb: how much stronger the profile is at most of
+    its places than half way between them (half the pitch puts every other place between edges).
+    Any multiple of the pitch scores as well, so of the pitches scoring nearly the best
+    (`EDGE_NEAR_BEST`) the best of the smallest span is taken. Only pitches a row can have
+    (`MIN_SPACING` to 0.7 card widths) whose places are `EDGE_CONTRAST` times as strong as the
+    half places; else None."""
+    n = len(profile)
+    tol = max(1, int(round(EDGE_SLACK * width)))  # hand-laid cards stray from their places
+    pad = np.pad(np.asarray(profile, np.float64), tol, mode="edge")
+    near = np.lib.stride_tricks.sliding_window_view(pad, 2 * tol + 1).max(axis=1)  # strongest edge near each pixel
+    pitches = np.arange(MIN_SPACING * width, 0.7 * width, 0.5)
+    teeth = np.floor(reach / pitches + 0.5)
+    j = np.arange(1, int(teeth.max(initial=0)) + 1)
+    if len(j) < 2:
+        return None
+    at = start + pitches[:, None] * j[None, :]
+    use = (j[None, :] <= teeth[:, None]) & (np.round(at) < n)
+    use[:, 0] = True  # every pitch has a first place (nan-free rows)
+
+    def at_teeth(pos: np.ndarray) -> np.ndarray:
+        return np.where(use, near[np.clip(np.round(pos).astype(int), 0, n - 1)], np.nan)
+
+    # Most places must fall on an edge (a low quantile, not the mean: half the pitch puts every
+    # other place on one, and an index's ink can lie between them).
+    edges = np.nanpercentile(at_teeth(at), 25, axis=1)
+    gaps = np.nanmean(at_teeth(at - pitches[:, None] / 2), axis=1)
+    score = np.where((use.sum(axis=1) >= 2) & (edges >= EDGE_CONTRAST * gaps), edges - gaps, 0.0)
+    if score.max() <= 0:
+        return None
+    good = score >= EDGE_NEAR_BEST * score.max()
+    first = int(np.flatnonzero(good)[0])
+    end = first + int(np.argmin(good[first:])) if not good[first:].all() else len(good)
+    return float(pitches[first + int(score[first:end].argmax())])  # the top of the first good span

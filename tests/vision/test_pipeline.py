@@ -742,6 +742,32 @@ def test_a_tight_overlapping_row_is_read_on_the_lattice_of_its_whole_card(monkey
     assert placed() <= 5
 
 
+def test_a_rows_lattice_takes_its_pitch_from_the_edges_of_its_strips(monkeypatch):
+    """Train-pool elfer-raus table 8500 #112: a red row 1-9 lies under its whole 9, its strips
+    outlined off and read as 16, 8, 10. The readings give no pitch that lays the row right; the
+    edges of the strips do (`vision.rows.edge_pitch`), and the lattice laid at it reads 4-8 at
+    their places."""
+    import vision.pipeline as pipeline
+
+    image, truth = render(_train_table("elfer-raus", 8500, 112))
+    red = [t for t in truth["cards"] if t["color"] == "red" and 4 <= t["value"] <= 8]
+    assert len(red) == 5 and all(t["occluded"] for t in red)
+
+    def placed() -> int:
+        got = Recognizer("elfer-raus").read(image).cards
+        n = 0
+        for t in red:
+            centre = np.mean(t["corners"], axis=0)
+            near = sorted(_reported_at(got, t, within=0.3),
+                          key=lambda c, centre=centre: np.linalg.norm(np.mean(c.corners, axis=0) - centre))
+            n += bool(near) and (near[0].value, near[0].color) == (t["value"], "red")
+        return n
+
+    assert placed() == 5
+    monkeypatch.setattr(pipeline, "edge_pitch", lambda *args: None)
+    assert placed() <= 1
+
+
 def test_a_region_of_a_loose_heap_is_read_twice_as_the_whole_heap_was(monkeypatch):
     """A heap is read a second time on the picture turned 45 degrees (cards lying 30-45 degrees
     off square are found there); a region re-read of a heap is too. Train-pool junior table

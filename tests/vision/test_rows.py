@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.rows import Outline, empty_places, find_rows, lattice_pitches, row_evidence
+from vision.rows import Outline, edge_pitch, empty_places, find_rows, lattice_pitches, row_evidence
 
 W, H = 60.0, 90.0
 
@@ -304,3 +304,39 @@ def test_lattice_pitch_needs_a_card_two_places_away_and_an_overlapping_spacing()
     assert lattice_pitches(5, whole, axis, [(np.array([-120.0, 0.0]), 3)], width=150.0) == []  # behind the whole card
     # 160 px a place: cards laid side by side, not an overlapping row
     assert lattice_pitches(5, whole, axis, [(np.array([320.0, 0.0]), 3)], width=150.0) == []
+
+
+def _strip_edges(width: float, pitch: float, places: int, rng: np.random.Generator, stray: float = 0.0) -> np.ndarray:
+    """An edge profile along a row from the whole card's centre: its far edge at width/2, then
+    each hidden card's free edge a place further (`stray`: hand-laid, places off by up to that
+    many pixels), on a noisy floor with a few strokes of ink (an index's digits) between them."""
+    n = int(width / 2 + pitch * places + width)
+    profile = rng.uniform(0.0, 4.0, n)
+    for j in range(places + 1):
+        at = int(round(width / 2 + j * pitch + (rng.uniform(-stray, stray) if j else 0.0)))
+        profile[at - 1:at + 2] += (20.0, 40.0, 20.0)
+        ink = at - int(pitch * rng.uniform(0.3, 0.7))
+        if ink > 0:
+            profile[ink] += 15.0
+    return profile
+
+
+@pytest.mark.parametrize("pitch, places", [(77.0, 4), (21.0, 9), (40.5, 6), (95.0, 3)])
+def test_edge_pitch_finds_the_spacing_of_a_rows_strip_edges(pitch, places):
+    """The comb picks the pitch whose places fall on the strips' edges, not twice it (its half
+    places fall on edges) nor half of it (its places fall between them)."""
+    rng = np.random.default_rng(int(pitch * 10))
+    width = 150.0
+    for stray in (0.0, 2.0):
+        profile = _strip_edges(width, pitch, places, rng, stray)
+        got = edge_pitch(profile, width / 2, reach=pitch * places, width=width)
+        assert got == pytest.approx(pitch, abs=1.0)
+
+
+def test_edge_pitch_gives_none_without_edges_or_room_for_two_places():
+    rng = np.random.default_rng(3)
+    width = 150.0
+    assert edge_pitch(np.full(600, 3.0), width / 2, reach=300.0, width=width) is None  # no edges at all
+    assert edge_pitch(rng.uniform(0.0, 4.0, 600), width / 2, reach=300.0, width=width) is None  # noise only
+    profile = _strip_edges(width, 20.0, 1, rng)
+    assert edge_pitch(profile, width / 2, reach=20.0, width=width) is None  # no two places of any row's pitch
