@@ -122,6 +122,7 @@ HEAP_AGREE = 0.7
 HEAP_CARDS = 3
 HEAP_TURN = 45.0
 HEAP_SAME = 0.3  # card widths between the centres of two readings of one card
+HEAP_AGAIN_SURE = 0.95  # a region of a heap whose cards all read this sure is not read a second time
 HEAP_REGION_PAD = 0.5  # card widths round a region's cards searched again on the turned picture
 HEAP_NEW = 0.6  # confidence a card found by the second pass alone needs (train pool: 0.6 to 0.8
 # read the same cards as 0, one false card fewer)
@@ -637,9 +638,10 @@ class Recognizer:
         cards = self.read_cards(ctx, dets, taken, kept, prior, read_at) if self.game not in _NO_CARDS else []
         if regs is None:
             self._heap = bool(dets) and is_heap(dets)
-        if cards and not readers_for(self.game or "") and self._heap:
+        if cards and not readers_for(self.game or "") and self._heap and self._unsure_region(ctx, cards):
             # A region of a heap is read twice as the whole heap was (the turned pass finds
-            # cards lying 30-45 degrees off square that the first misses).
+            # cards lying 30-45 degrees off square that the first misses), unless its cards all
+            # read surely at once.
             cards = self._read_heap_again(ctx, cards, read_at, taken)
         tokens: list[TokenReading] = []
         dice: list[DieReading] = []
@@ -664,6 +666,17 @@ class Recognizer:
         known = {**self._outline_of, **read_at} if regs is not None else read_at
         self._outline_of = {id(c): known[id(c)] for c in obs.cards if id(c) in known and known[id(c)][0] is c}
         return obs
+
+    @staticmethod
+    def _unsure_region(ctx: ReadContext, cards: list[CardReading]) -> bool:
+        """Whether a heap's read needs its second pass: always for the whole table; for regions
+        read again, when a card there reads less than HEAP_AGAIN_SURE or an outline found there
+        gave no card (a card read surely by the first pass is read as surely by the second)."""
+        if not ctx.regions:
+            return True
+        mine = [c for c in cards if _centred_in(c, ctx.regions)]
+        found = [d for d in ctx.detections if d.inside and _inside_regions(d.centre, ctx.regions)]
+        return not mine or len(found) > len(mine) or min(c.confidence for c in mine) < HEAP_AGAIN_SURE
 
     def _read_heap_again(self, ctx: ReadContext, first: list[CardReading],
                          read_at: dict[int, tuple[CardReading, Detection]], taken: Iterable[tuple] = ()
