@@ -1,7 +1,7 @@
 """Card recognition speed of two source trees, photo by photo in turns, on one core.
 
 Usage: python benchmarks/vision_speed_ab.py OLD_TREE NEW_TREE [--scenes 24] [--repeat 7] [--core 1]
-       [--region] [--game heaps|numeri|start11]
+       [--region] [--game heaps|numeri|start11] [--each]
 
     git worktree add /tmp/old <commit>   # the code to compare against
     python benchmarks/vision_speed_ab.py /tmp/old .
@@ -86,6 +86,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--core", type=int, default=1)
     ap.add_argument("--region", action="store_true", help="re-read one changed region instead of the whole photo")
+    ap.add_argument("--each", action="store_true", help="print each photo's two medians, fastest first")
     ap.add_argument("--game", default="cards", choices=["cards", "heaps", "numeri", "start11"],
                     help="card tables (default), loose heaps of cards laid out to be counted, or a board game's "
                          "held-out scenes")
@@ -117,6 +118,9 @@ def main() -> None:
         print(f"{t}: {what}, median over {a.scenes} photos of each photo's median {np.median(m):.1f} ms CPU "
               f"(90th percentile {np.percentile(m, 90):.1f} ms)")
     d = med[1] - med[0]
+    if a.each:
+        for k in np.argsort(med[0]):
+            print(f"  photo {k:2d}: {med[0][k]:6.1f} -> {med[1][k]:6.1f} ms ({d[k]:+.1f})")
     print(f"new - old, per photo: median {np.median(d):+.1f} ms, mean {np.mean(d):+.1f} ms; "
           f"new faster on {int((d < 0).sum())} of {a.scenes} photos")
 

@@ -999,9 +999,10 @@ class Recognizer:
             # The pitch the edges of the hidden cards' strips show, whatever they read as.
             profile = _edge_profile(ctx.image, cw, axis, float(np.linalg.norm(long_)), reach + width)
             seen = edge_pitch(profile, width / 2, reach, width)
+            read_pitches = len(pitches)
             if seen is not None and all(abs(seen / x - 1.0) > 0.03 for x in pitches):
                 pitches.append(seen)
-            for p in pitches:
+            for n, p in enumerate(pitches):
                 slots = []
                 for j in range(1, min(int(round(reach / p)) + 1, nv) + 1):
                     for f in LATTICE_SHIFTS:
@@ -1009,14 +1010,39 @@ class Recognizer:
                         if det is not None:
                             slots.append((j, _Card(det, crops=[("index", t) for t in corners])))
                 if slots:
-                    plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots))
+                    plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots, n >= read_pitches))
         if not plans:
             return cards
-        quads = [rotate_quad(c.det.quad, t) for plan in plans for _j, c in plan[-1] for _k, t in c.crops]
+        chosen: dict[int, tuple] = {}  # by whole card: the lattice that gains most
+        # The pitches the edges show are read only for the runs the readings' pitches left as they
+        # were (a row's lattice is 20 to 60 crops).
+        self._lattice_gains(ctx, [plan for plan in plans if not plan[-1]], chosen, anchored)
+        self._lattice_gains(ctx, [plan for plan in plans if plan[-1] and plan[0] not in chosen], chosen, anchored)
+        drop: set[int] = set()
+        add: list[_Card] = []
+        for _gain, members, hidden, found, p in chosen.values():
+            drop |= {id(c) for c in hidden if id(c) not in anchored}
+            colour, share, _votes = _row_colour(members)
+            centres = np.array([c.det.centre for c in hidden])
+            for c in found:
+                # The colour named where the card was outlined before (a strip's own ink), else the row's.
+                d = np.linalg.norm(centres - np.asarray(c.det.centre), axis=1)
+                near = hidden[int(d.argmin())] if d.min() < 0.5 * p else None
+                c.colour, c.colour_conf = (near.colour, near.colour_conf) if near is not None else (colour, share)
+                add.append(c)
+        return [c for c in cards if id(c) not in drop] + add
+
+    def _lattice_gains(self, ctx: ReadContext, plans: list[tuple], chosen: dict[int, tuple],
+                       anchored: set[int]) -> None:
+        """Reads the places of `plans` (lattices of `_row_lattice`) and keeps in `chosen`, by
+        whole card, the lattice whose readings agree with their places by most more than the
+        run's outlines did (at least `LATTICE_GAIN`)."""
+        if not plans:
+            return
+        quads = [rotate_quad(c.det.quad, t) for plan in plans for _j, c in plan[8] for _k, t in c.crops]
         probs = iter(self._classify(warp_crops(ctx.pyramid, quads, [INDEX_REGION] * len(quads)),
                                     ["index"] * len(quads)))
-        chosen: dict[int, tuple] = {}  # by whole card: the lattice that gains most
-        for key, members, hidden, vw, up, p, axis, cw, slots in plans:
+        for key, members, hidden, vw, up, p, axis, cw, slots, _edges in plans:
             best: dict[int, _Card] = {}
             for j, c in slots:
                 self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
@@ -1035,19 +1061,6 @@ class Recognizer:
                 old = sum(agree(c, self._place(c, cw, axis, p)) for c in hidden if id(c) not in anchored)
                 if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
                     chosen[key] = (new - old, members, hidden, list(best.values()), p)
-        drop: set[int] = set()
-        add: list[_Card] = []
-        for _gain, members, hidden, found, p in chosen.values():
-            drop |= {id(c) for c in hidden if id(c) not in anchored}
-            colour, share, _votes = _row_colour(members)
-            centres = np.array([c.det.centre for c in hidden])
-            for c in found:
-                # The colour named where the card was outlined before (a strip's own ink), else the row's.
-                d = np.linalg.norm(centres - np.asarray(c.det.centre), axis=1)
-                near = hidden[int(d.argmin())] if d.min() < 0.5 * p else None
-                c.colour, c.colour_conf = (near.colour, near.colour_conf) if near is not None else (colour, share)
-                add.append(c)
-        return [c for c in cards if id(c) not in drop] + add
 
     def _at_places(self, hidden: list[_Card], vw: int, up: float, cw: np.ndarray, axis: np.ndarray,
                    p: float) -> bool:
