@@ -706,6 +706,17 @@ def test_cards_of_a_loose_heap_do_not_take_a_rows_colour():
     assert [(c.value, c.color) for c in _reported_at(got, t, within=0.3)] == [(10, "yellow")]
 
 
+def _read_at_their_places(got: list, cards: list[dict]) -> int:
+    """The true `cards` whose nearest reading (within 0.3 of a width, as the benchmark pairs) is theirs."""
+    n = 0
+    for t in cards:
+        centre = np.mean(t["corners"], axis=0)
+        near = sorted(_reported_at(got, t, within=0.3),
+                      key=lambda c, centre=centre: np.linalg.norm(np.mean(c.corners, axis=0) - centre))
+        n += bool(near) and (near[0].value, near[0].color) == (t["value"], t["color"])
+    return n
+
+
 def test_a_tight_overlapping_row_is_read_on_the_lattice_of_its_whole_card(monkeypatch):
     """The detector outlined the narrow strips of a tight blue column 1-2 strips off and turned,
     and their crops read a neighbour's index surely: 11 was reported as 12 and 13, 17 and 19
@@ -719,15 +730,7 @@ def test_a_tight_overlapping_row_is_read_on_the_lattice_of_its_whole_card(monkey
     assert len(blue) == 10 and all(t["occluded"] for t in blue)
 
     def placed(got=None) -> int:
-        """Blue cards whose nearest reading (within 0.3 of a width, as the benchmark pairs) is theirs."""
-        got = Recognizer("elfer-raus").read(image).cards if got is None else got
-        n = 0
-        for t in blue:
-            centre = np.mean(t["corners"], axis=0)
-            near = sorted(_reported_at(got, t, within=0.3),
-                          key=lambda c, centre=centre: np.linalg.norm(np.mean(c.corners, axis=0) - centre))
-            n += bool(near) and (near[0].value, near[0].color) == (t["value"], "blue")
-        return n
+        return _read_at_their_places(Recognizer("elfer-raus").read(image).cards if got is None else got, blue)
 
     assert placed() == 10
     # A region re-read in the row (the service's read after a change there): the cards kept from
@@ -744,9 +747,9 @@ def test_a_tight_overlapping_row_is_read_on_the_lattice_of_its_whole_card(monkey
 
 def test_a_rows_lattice_takes_its_pitch_from_the_edges_of_its_strips(monkeypatch):
     """Train-pool elfer-raus table 8500 #112: a red row 1-9 lies under its whole 9, its strips
-    outlined off and read as 16, 8, 10. The readings give no pitch that lays the row right; the
-    edges of the strips do (`vision.rows.edge_pitch`), and the lattice laid at it reads 4-8 at
-    their places."""
+    outlined off and misread. The readings give no pitch that lays the row right; the edges of
+    the strips do (`vision.rows.edge_pitch`), and the lattice laid at it reads 4-8 at their
+    places (without it 4-8 are all missed or misread)."""
     import vision.pipeline as pipeline
 
     image, truth = render(_train_table("elfer-raus", 8500, 112))
@@ -754,14 +757,7 @@ def test_a_rows_lattice_takes_its_pitch_from_the_edges_of_its_strips(monkeypatch
     assert len(red) == 5 and all(t["occluded"] for t in red)
 
     def placed() -> int:
-        got = Recognizer("elfer-raus").read(image).cards
-        n = 0
-        for t in red:
-            centre = np.mean(t["corners"], axis=0)
-            near = sorted(_reported_at(got, t, within=0.3),
-                          key=lambda c, centre=centre: np.linalg.norm(np.mean(c.corners, axis=0) - centre))
-            n += bool(near) and (near[0].value, near[0].color) == (t["value"], "red")
-        return n
+        return _read_at_their_places(Recognizer("elfer-raus").read(image).cards, red)
 
     assert placed() == 5
     monkeypatch.setattr(pipeline, "edge_pitch", lambda *args: None)
