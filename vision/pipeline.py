@@ -12,8 +12,9 @@ one way: an unmarked 6 next to a 7 is a 6); colour comes from the ink against th
 In the games whose rows are one colour's consecutive numbers, a card's row says what it likely
 is, and the places inside a row where the detector found no card are read (`vision.rows`);
 an overlapping row's partly hidden cards are read again on places laid from its whole card
-when the detector's outlines of their strips read out of place; a loose heap (cards lying
-every way) has no rows.
+(at the spacing their readings or their strips' edges give) when the detector's outlines of
+their strips read out of place; a loose heap (cards lying every way) has no rows, and is read a
+second time on the picture turned 45 degrees.
 
 Other readers (11! tiles, Numeri tokens and die) plug in through `register_reader(game, fn)`:
 `fn(context) -> dict` with any of "cards", "tokens", "dice" (lists of readings) and
