@@ -29,7 +29,7 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -491,6 +491,23 @@ class _Card:
     def __post_init__(self) -> None:
         if self.found is None:
             self.found = self.det
+
+
+class _Run(NamedTuple):
+    """A run of a row's partly hidden cards under its whole card, as `_row_lattice` lays it out."""
+
+    whole: _Card
+    hidden: list[_Card]
+    members: list[_Card]  # the row's cards
+    vw: int  # the whole card's number
+    up: float  # +1 / -1: the way the numbers run from it, as the hidden cards read; 0: unknown
+    axis: np.ndarray  # unit vector from the whole card toward the run
+    cw: np.ndarray  # the whole card's centre
+    corners: tuple[int, ...]  # the corner index that shows on the strips
+    width: float  # the whole card's width and length (pixels)
+    length: float
+    reach: float  # how far along `axis` the run's farthest card lies
+    pitches: list[float]  # spacings of one place that the hidden cards' readings give
 
 
 class Recognizer:
@@ -960,9 +977,8 @@ class Recognizer:
         comes from where the hidden cards were read (`lattice_pitches`) and from the edges of
         their strips in the picture (`edge_pitch`, which misread strips cannot mislead); each
         place is read at its corner index (`LATTICE_SHIFTS` along the row, hand-laid spacing
-        strays). The lattice
-        replaces the row's hidden cards when more of its readings agree with their places (a
-        card v places from the whole card reading its number plus or minus v) by
+        strays). The lattice replaces the row's hidden cards when more of its readings agree with
+        their places (a card v places from the whole card reading its number plus or minus v) by
         `LATTICE_GAIN`. In a region read again, `kept` (the readings outside it) are row cards
         too, as `_rows` takes them: they place the lattice, and only its places in the regions
         are read."""
@@ -973,7 +989,7 @@ class Recognizer:
         fixed = self._as_cards(kept) if ctx.regions else []
         anchored = {id(a) for a in fixed}
         live += fixed
-        plans = []
+        runs: list[_Run] = []
         for whole, hidden, members in self._hidden_runs(live):
             vw = self._number(whole.joint)
             if vw is None or self._sureness(whole) < SEARCH_SURE:
@@ -987,38 +1003,36 @@ class Recognizer:
                 axis = -axis
             # The corner index that shows: the one on the far side of each card, in the strip.
             corners = tuple(t for t in INDEX_BOXES if np.dot(_index_mid(q, t) - cw, axis) > 0)
+            if len(corners) != 1:
+                continue
             read = [(np.asarray(c.det.centre), v) for c in hidden
                     if self._sureness(c) >= SEARCH_SURE and (v := self._number(c.joint)) is not None]
             ways = {float(np.sign(v - vw)) for _c, v in read} - {0.0}
             up = ways.pop() if len(ways) == 1 else 0.0
-            if len(corners) != 1:
-                continue
             reach = max(float(np.dot(np.asarray(c.det.centre) - cw, axis)) for c in hidden)
             pitches = lattice_pitches(vw, cw, axis, read, width)
             if pitches and up and self._at_places(hidden, vw, up, cw, axis, pitches[0]):
                 continue
-            # The pitch the edges of the hidden cards' strips show, whatever they read as.
-            profile = _edge_profile(ctx.image, cw, axis, float(np.linalg.norm(long_)), reach + width)
-            seen = edge_pitch(profile, width / 2, reach, width)
-            read_pitches = len(pitches)
-            if seen is not None and all(abs(seen / x - 1.0) > 0.03 for x in pitches):
-                pitches.append(seen)
-            for n, p in enumerate(pitches):
-                slots = []
-                for j in range(1, min(int(round(reach / p)) + 1, nv) + 1):
-                    for f in LATTICE_SHIFTS:
-                        det = _place_at(whole.det, q + (j + f) * p * axis, ctx.regions)
-                        if det is not None:
-                            slots.append((j, _Card(det, crops=[("index", t) for t in corners])))
-                if slots:
-                    plans.append((id(whole), members, hidden, vw, up, p, axis, cw, slots, n >= read_pitches))
-        if not plans:
+            runs.append(_Run(whole, hidden, members, vw, up, axis, cw, corners, width,
+                             float(np.linalg.norm(long_)), reach, pitches))
+        if not runs:
             return cards
         chosen: dict[int, tuple] = {}  # by whole card: the lattice that gains most
-        # The pitches the edges show are read only for the runs the readings' pitches left as they
-        # were (a row's lattice is 20 to 60 crops).
-        self._lattice_gains(ctx, [plan for plan in plans if not plan[-1]], chosen, anchored)
-        self._lattice_gains(ctx, [plan for plan in plans if plan[-1] and plan[0] not in chosen], chosen, anchored)
+        self._lattice_gains(ctx, [plan for run in runs for p in run.pitches
+                                  if (plan := self._lattice(ctx, run, p, nv)) is not None], chosen, anchored)
+        # The pitch the edges of the hidden strips show, whatever they read as: only for the runs
+        # the readings' pitches left as they were (a row's lattice is 20 to 60 crops).
+        plans = []
+        for run in runs:
+            if id(run.whole) in chosen:
+                continue
+            profile = _edge_profile(ctx.image, run.cw, run.axis, run.length, run.reach + run.width)
+            seen = edge_pitch(profile, run.width / 2, run.reach, run.width)
+            if seen is not None and all(abs(seen / x - 1.0) > 0.03 for x in run.pitches):
+                plan = self._lattice(ctx, run, seen, nv)
+                if plan is not None:
+                    plans.append(plan)
+        self._lattice_gains(ctx, plans, chosen, anchored)
         drop: set[int] = set()
         add: list[_Card] = []
         for _gain, members, hidden, found, p in chosen.values():
@@ -1033,17 +1047,30 @@ class Recognizer:
                 add.append(c)
         return [c for c in cards if id(c) not in drop] + add
 
-    def _lattice_gains(self, ctx: ReadContext, plans: list[tuple], chosen: dict[int, tuple],
+    @staticmethod
+    def _lattice(ctx: ReadContext, run: _Run, p: float, nv: int) -> tuple[_Run, float, list] | None:
+        """A run's lattice at pitch `p`: its places (1, 2, .. from the whole card) as cards to read
+        at their corner index, each at `LATTICE_SHIFTS`; None if no place lies in the regions."""
+        q = run.whole.det.quad
+        slots = []
+        for j in range(1, min(int(round(run.reach / p)) + 1, nv) + 1):
+            for f in LATTICE_SHIFTS:
+                det = _place_at(run.whole.det, q + (j + f) * p * run.axis, ctx.regions)
+                if det is not None:
+                    slots.append((j, _Card(det, crops=[("index", t) for t in run.corners])))
+        return (run, p, slots) if slots else None
+
+    def _lattice_gains(self, ctx: ReadContext, plans: list[tuple[_Run, float, list]], chosen: dict[int, tuple],
                        anchored: set[int]) -> None:
-        """Reads the places of `plans` (lattices of `_row_lattice`) and keeps in `chosen`, by
-        whole card, the lattice whose readings agree with their places by most more than the
-        run's outlines did (at least `LATTICE_GAIN`)."""
+        """Reads the places of `plans` (lattices of `_lattice`) and keeps in `chosen`, by whole
+        card, the lattice whose readings agree with their places by most more than the run's
+        outlines did (at least `LATTICE_GAIN`)."""
         if not plans:
             return
-        quads = [rotate_quad(c.det.quad, t) for plan in plans for _j, c in plan[8] for _k, t in c.crops]
+        quads = [rotate_quad(c.det.quad, t) for _run, _p, slots in plans for _j, c in slots for _k, t in c.crops]
         probs = iter(self._classify(warp_crops(ctx.pyramid, quads, [INDEX_REGION] * len(quads)),
                                     ["index"] * len(quads)))
-        for key, members, hidden, vw, up, p, axis, cw, slots, _edges in plans:
+        for run, p, slots in plans:
             best: dict[int, _Card] = {}
             for j, c in slots:
                 self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
@@ -1053,15 +1080,16 @@ class Recognizer:
 
             # The way the numbers run from the whole card: the hidden cards' readings' if they
             # agree on one, else both are tried (misread strips can outvote the right way).
-            for way in (up,) if up else (1.0, -1.0):
+            for way in (run.up,) if run.up else (1.0, -1.0):
 
-                def agree(c: _Card, j: int, vw: int = vw, way: float = way) -> float:
+                def agree(c: _Card, j: int, vw: int = run.vw, way: float = way) -> float:
                     return self._sureness(c) if self._number(c.joint) == vw + way * j else 0.0
 
                 new = sum(agree(c, j) for j, c in best.items())
-                old = sum(agree(c, self._place(c, cw, axis, p)) for c in hidden if id(c) not in anchored)
+                old = sum(agree(c, self._place(c, run.cw, run.axis, p)) for c in run.hidden if id(c) not in anchored)
+                key = id(run.whole)
                 if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
-                    chosen[key] = (new - old, members, hidden, list(best.values()), p)
+                    chosen[key] = (new - old, run.members, run.hidden, list(best.values()), p)
 
     def _at_places(self, hidden: list[_Card], vw: int, up: float, cw: np.ndarray, axis: np.ndarray,
                    p: float) -> bool:

@@ -31,7 +31,7 @@ MISSED_COST_MOST = 2  # places a gap can cost at most (a wider gap is the game's
 MIN_SPACING = 0.12  # card widths: closer outlines are no two places of a row (a split card)
 EDGE_SLACK = 0.03  # card widths: how far a strip's edge may lie from its place (`edge_pitch`)
 EDGE_CONTRAST = 2.0  # how much stronger a row's strip edges are than the half places between them
-EDGE_NEAR_BEST = 0.8  # share of the best comb score the smallest pitch taken must reach
+EDGE_NEAR_BEST = 0.8  # share of the best comb score within which the smallest pitches are taken
 PLACE_SLACK = 0.06  # card widths: how far off an outline's centre may be along its row
 MOST_MISSED = 2  # cards in a row the detector misses one after another (a wider gap is empty table)
 
