@@ -1089,7 +1089,10 @@ class Recognizer:
                 old = sum(agree(c, self._place(c, run.cw, run.axis, p)) for c in run.hidden if id(c) not in anchored)
                 key = id(run.whole)
                 if new - old >= max(LATTICE_GAIN, chosen[key][0] if key in chosen else 0.0):
-                    chosen[key] = (new - old, run.members, run.hidden, list(best.values()), p)
+                    # The place past the farthest card outlined is a guess: kept only when it agrees.
+                    last = int(round(run.reach / p))
+                    found = [c for j, c in best.items() if j <= last or agree(c, j) > 0.0]
+                    chosen[key] = (new - old, run.members, run.hidden, found, p)
 
     def _at_places(self, hidden: list[_Card], vw: int, up: float, cw: np.ndarray, axis: np.ndarray,
                    p: float) -> bool:
@@ -1122,10 +1125,16 @@ class Recognizer:
                 if self._hidden(c):
                     run.append(c)
                     continue
-                if len(run) >= 2:
+                if len(run) >= 2 or (run and self._skips(c, run[0])):
                     out.append((c, run[::-1], members))
                 run = []
         return out
+
+    def _skips(self, whole: _Card, hidden: _Card) -> bool:
+        """Whether a lone partly hidden card beside a whole one reads as a number two or more
+        places from it: the strips between them were not outlined at all."""
+        a, b = self._number(whole.joint), self._number(hidden.joint)
+        return a is not None and b is not None and abs(a - b) >= 2
 
     def _as_cards(self, kept: Iterable[CardReading]) -> list[_Card]:
         """The readings kept from an earlier picture that lie in rows (number cards, jokers), as

@@ -764,6 +764,23 @@ def test_a_rows_lattice_takes_its_pitch_from_the_edges_of_its_strips(monkeypatch
     assert placed() <= 1
 
 
+def test_a_row_whose_strips_were_not_outlined_is_read_on_the_lattice_of_its_whole_card(monkeypatch):
+    """Train-pool elevens table 8500 #169: a blue row 11-8 lies under its whole 11, and the
+    detector outlined only the far card's strip (the 8), not the 10 and 9 between. A lone strip
+    that reads two or more numbers from its whole card says the places between hold cards, so
+    the lattice is laid from the 8's distance and reads 10 and 9; the place past the 8 (a
+    guess) reads nothing that agrees with it, and no card is reported there."""
+
+    image, truth = render(_train_table("elevens", 8500, 169))
+    blue = [t for t in truth["cards"] if t["color"] == "blue" and t["value"] in (8, 9, 10)]
+    assert len(blue) == 3 and all(t["occluded"] for t in blue)
+    got = Recognizer("elevens").read(image).cards
+    assert _read_at_their_places(got, blue) == 3
+    assert not [c for c in got if c.color == "blue" and c.value not in (8, 9, 10, 11)]
+    monkeypatch.setattr(Recognizer, "_skips", lambda self, whole, hidden: False)
+    assert _read_at_their_places(Recognizer("elevens").read(image).cards, blue) == 1
+
+
 def test_a_region_of_a_loose_heap_is_read_twice_as_the_whole_heap_was(monkeypatch):
     """A heap is read a second time on the picture turned 45 degrees (cards lying 30-45 degrees
     off square are found there); a region re-read of a heap is too. Train-pool junior table
