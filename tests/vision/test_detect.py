@@ -379,6 +379,10 @@ def test_a_card_seen_whole_but_short_across_the_border_runs_past_it():
     dets, aspect = cut_by_border([*clear, cut, full, side, along, hidden], 640, 480)
     assert aspect == pytest.approx(1.5)
     assert [d.inside for d in dets] == [True, True, False, True, False, True, True]
+    # 6 % short runs past it too (cards lying wholly inside measure at least 0.946); 4 % does not.
+    dets, _aspect = cut_by_border([*clear, _whole(100, 475 - 141, 100, 141), _whole(250, 475 - 144, 100, 144)],
+                                  640, 480)
+    assert [d.inside for d in dets] == [True, True, False, True]
     # No card clear of the border to measure the deck by: the shape measured before is used.
     dets, kept = cut_by_border([cut, full], 640, 480, aspect=1.5)
     assert kept == 1.5 and [d.inside for d in dets] == [False, True]
