@@ -118,11 +118,12 @@ LATTICE_GAIN = 1.0  # readings agreeing with their places the lattice must add t
 # 73-79 % on the turned picture. Merged, the train pool's heaps (seeds 7000 / 7500, 40 each)
 # read 85.3 / 82.1 % against 76.9 / 76.6 %. Rows and piles lie one way (train pool: the mean's
 # length at least 0.73, heaps mostly under 0.5). Only the cards' box (and a card round it) is
-# turned and searched: a heap's read takes 13 ms more (median), a large one's up to 120; rows and piles nothing.
+# turned and searched: rows and piles pay nothing; 24 held-out heap photos take 79.8 ms median
+# with both turned passes, 62.9 with the 45° one alone (`vision_speed_ab.py --game heaps`).
 HEAP_AGREE = 0.7
 HEAP_CARDS = 3
 HEAP_SAME = 0.3  # card widths between the centres of two readings of one card
-HEAP_AGAIN_SURE = 0.95  # a region of a heap whose cards all read this sure is not read a second time
+HEAP_AGAIN_SURE = 0.95  # a heap's region whose cards all read this sure is not read again (nor turned 22.5°)
 HEAP_REGION_PAD = 0.5  # card widths round a region's cards searched again on the turned picture
 HEAP_NEW = 0.6  # confidence a card found by the 45° pass alone needs (train pool: 0.6 to 0.8
 # read the same cards as 0, one false card fewer)
@@ -130,7 +131,9 @@ HEAP_NEW = 0.6  # confidence a card found by the 45° pass alone needs (train po
 # pass alone needs (`merge_passes`). The pass at 22.5° puts cards lying 11-34° off square within
 # 11° of it; it finds cards the other two miss, but more false ones, so its new cards must be
 # surer. Train pool heaps (seeds 7000 / 7500 / 8000 / 8500, 1 345 cards): 88.25 -> 88.92 %
-# exact, false cards 53 -> 52 (0.6 sure: 89.00 %, 62 false; 0.8: 56 false; at 67.5°: 89.07 %, 59).
+# exact, false cards 53 -> 50, 68 -> 70 tables of 170 exact (0.6 sure: 89.00 %, 62 false; 0.8:
+# 56 false; at 67.5°: 89.07 %, 59; read only while a card reads under HEAP_AGAIN_SURE, as here,
+# 2 false cards fewer than always; under 0.8, 88.77 %).
 HEAP_PASSES = ((45.0, HEAP_NEW), (22.5, 0.9))
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 ROW_VALUES = {"elfer-raus": 20, "elfer-raus-junior": 11, "elevens": 21}  # rows of consecutive numbers 1..N
@@ -1125,7 +1128,8 @@ class Recognizer:
     def _hidden_runs(self, live: list[_Card]) -> list[tuple[_Card, list[_Card], list[_Card]]]:
         """The runs of partly hidden cards of the rows whose one end is a card seen whole: each
         run with the whole card it lies under (a junior row's two runs, 1.. and ..11, each
-        end under their last card), nearest first, and the row's cards."""
+        end under their last card), nearest first, and the row's cards. A run is two cards or
+        more, or one whose number lies two or more from the whole card's (`_skips`)."""
         out = []
         for _row, members in self._game_rows(live):
             ends = [not self._hidden(c) for c in (members[0], members[-1])]
