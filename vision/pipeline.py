@@ -136,12 +136,12 @@ HEAP_NEW = 0.6  # confidence a card found by the 45° pass alone needs (train po
 # 2 false cards fewer than always; under 0.8, 88.77 %).
 HEAP_PASSES = ((45.0, HEAP_NEW), (22.5, 0.9))
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
-ROW_VALUES = {"elfer-raus": 20, "elfer-raus-junior": 11, "elevens": 21}  # rows of consecutive numbers 1..N
-# The highest number a game is played with (RULES.md: the junior game uses the deck's 1-11). The
-# classifier still reads such a game's cards as any of its printing's numbers: a misread strip
-# reading 17 weighs as "no card of this row" (read as 1-11 only, train junior 99.43 -> 99.21 %,
-# seed 7000); such a card is reported as the played number it most likely is, as sure as that.
-PLAYED = {"elfer-raus-junior": 11}
+# Rows of consecutive numbers 1..N, the numbers the game is played with (RULES.md: the junior game
+# uses the deck's 1-11). The classifier still reads a junior card as any of the printing's 1-20: a
+# misread strip reading 17 weighs as "no card of this row" (read as 1-11 only, train junior 99.43
+# -> 99.21 %, seed 7000); such a card is reported as the played number it most likely is, as sure
+# as that (`_reading`).
+ROW_VALUES = {"elfer-raus": 20, "elfer-raus-junior": 11, "elevens": 21}
 
 
 def is_heap(dets: list[Detection]) -> bool:
@@ -544,8 +544,9 @@ class Recognizer:
         self._deck = self.allowed & self.card_classes  # the cards this game's deck holds
         self._deck_size = max(1, int(self._deck.sum()))
         self._not_deck = ~self._deck
-        top = PLAYED.get(game or "")  # classes the game is played with, weighing 1; the rest 0
-        self._played = np.array([not (c.isdigit() and top is not None and int(c) > top) for c in CARD_CLASSES], float)
+        top = ROW_VALUES.get(game or "")  # the classes a row game is played with weigh 1, the rest 0
+        self._played = None if top is None else np.array(
+            [not (c.isdigit() and int(c) > top) for c in CARD_CLASSES], float)
         self.card_width: float | None = None  # card width seen last (or taught with the deck), pixels
         self.turn = 0.0  # degrees the table lies turned in the picture (read square-on when it is)
         self._last: Observation | None = None
@@ -1414,7 +1415,7 @@ class Recognizer:
         if c.joint is None or c.card_prob < self.config.min_card_prob:
             return None
         q = _per_class(c.joint)
-        if self.game in PLAYED:  # the card the game is played with that it most likely is
+        if self._played is not None:  # the card the game is played with that it most likely is
             q = q * self._played
         best = int(q.argmax())
         label = CARD_CLASSES[best]
