@@ -110,6 +110,9 @@ BETWEEN_NEAR = 0.08
 BETWEEN_SURE = 0.8
 BETWEEN_MOST = 8  # missed cards in a row looked for between two neighbours
 LATTICE_SHIFTS = (-0.15, 0.0, 0.15)  # places: where each place of a row's lattice is read (`_row_lattice`)
+# An outline past a row's lattice kept when it reads this surely (`_beyond_lattice`). Train pool:
+# 8000 +2 cards (0.9 alike), 7000 / 7500 / 8500 the same; held out 3100 +1 card.
+BEYOND_SURE = 0.8
 LATTICE_GAIN = 1.0  # readings agreeing with their places the lattice must add to replace a row's outlines
 # A loose heap (cards lying every way: the mean of their directions ×4 shorter than HEAP_AGREE,
 # HEAP_CARDS cards at least) is read again with the picture turned 45° (and 22.5°), and each
@@ -1058,8 +1061,10 @@ class Recognizer:
         self._lattice_gains(ctx, plans, chosen, anchored)
         drop: set[int] = set()
         add: list[_Card] = []
-        for _gain, members, hidden, found, p in chosen.values():
-            drop |= {id(c) for c in hidden if id(c) not in anchored}
+        for _gain, run, found, p, way in chosen.values():
+            members, hidden = run.members, run.hidden
+            beyond = self._beyond_lattice(run, found, p, way)
+            drop |= {id(c) for c in hidden if id(c) not in anchored and id(c) not in beyond}
             colour, share, _votes = _row_colour(members)
             centres = np.array([c.det.centre for c in hidden])
             for c in found:
@@ -1069,6 +1074,27 @@ class Recognizer:
                 c.colour, c.colour_conf = (near.colour, near.colour_conf) if near is not None else (colour, share)
                 add.append(c)
         return [c for c in cards if id(c) not in drop] + add
+
+    def _beyond_lattice(self, run: _Run, found: list[_Card], p: float, way: float) -> set[int]:
+        """The run's outlined cards that carry its numbers on past the lattice's farthest card
+        read at its place (by id): each lies half a place or more farther and reads surely
+        (`BEYOND_SURE`) a number farther from the whole card's. A lattice reads no farther than
+        the run's farthest outline, and a misread place (a joker among numbers, a pitch a little
+        off) ends what it agrees on: the outlines beyond are not its to replace. Train elevens
+        8000 #13: the lattice read 12..8 and the outlines' sure 6, 5, 4 were lost."""
+        ahead = [(way * (v - run.vw), float(np.dot(np.asarray(c.det.centre) - run.cw, run.axis)))
+                 for c in found if (v := self._number(c.joint)) is not None and way * (v - run.vw) > 0]
+        if not ahead:
+            return set()
+        last = max(j for j, _x in ahead)
+        reach = max(x for _j, x in ahead)
+        out = set()
+        for c in run.hidden:
+            v = self._number(c.joint)
+            if (v is not None and way * (v - run.vw) > last and self._sureness(c) >= BEYOND_SURE
+                    and float(np.dot(np.asarray(c.det.centre) - run.cw, run.axis)) > reach + 0.5 * p):
+                out.add(id(c))
+        return out
 
     @staticmethod
     def _lattice(ctx: ReadContext, run: _Run, p: float, nv: int) -> tuple[_Run, float, list] | None:
@@ -1115,7 +1141,7 @@ class Recognizer:
                     # The place past the farthest card outlined is a guess: kept only when it agrees.
                     last = int(round(run.reach / p))
                     found = [c for j, c in best.items() if j <= last or agree(c, j) > 0.0]
-                    chosen[key] = (new - old, run.members, run.hidden, found, p)
+                    chosen[key] = (new - old, run, found, p, way)
 
     def _at_places(self, hidden: list[_Card], vw: int, up: float, cw: np.ndarray, axis: np.ndarray,
                    p: float) -> bool:

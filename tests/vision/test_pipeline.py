@@ -781,6 +781,23 @@ def test_a_row_whose_strips_were_not_outlined_is_read_on_the_lattice_of_its_whol
     assert _read_at_their_places(Recognizer("elevens").read(image).cards, blue) == 1
 
 
+def test_a_row_lattice_keeps_the_sure_outlines_past_what_it_reads_at_its_places(monkeypatch):
+    """Train-pool elevens table 8000 #13: a red row 4-13 under its whole 13, a joker at 7. The
+    lattice laid from the 13 reads 12-8 at their places, and nothing at the joker's and past it
+    (its pitch a little short); the outlines there read 6, 5 and 4 surely. They carry the row's
+    numbers on past the lattice's last card, so they are kept: the row's 4 and 5, lost when the
+    lattice replaced all the run's outlines, are read (and the 6, as before)."""
+    image, truth = render(_train_table("elevens", 8000, 13))
+    far = [t for t in truth["cards"] if t["color"] == "red" and t["value"] in (4, 5)]
+    assert len(far) == 2 and all(t["occluded"] for t in far)
+    got = Recognizer("elevens").read(image).cards
+    assert _read_at_their_places(got, far) == 2
+    red = sorted(c.value for c in got if c.color == "red" and c.kind == "number")
+    assert red[:3] == [4, 5, 6]
+    monkeypatch.setattr(Recognizer, "_beyond_lattice", lambda self, run, found, p, way: set())
+    assert _read_at_their_places(Recognizer("elevens").read(image).cards, far) == 0
+
+
 def test_a_junior_table_is_read_only_as_the_cards_the_junior_game_is_played_with():
     """The junior game is played with the deck's 1-11 (RULES.md). Train-pool junior table 8000
     #111 (columns of tightly overlapping cards whose strips show the top of a big numeral):
