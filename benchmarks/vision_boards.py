@@ -32,19 +32,21 @@ from vision.pipeline import Recognizer  # noqa: E402
 from vision.render import random_scene, render  # noqa: E402
 
 
-def scene(game: str, k: int, pool: str, seed: int, d6: float):
+def scene(game: str, k: int, pool: str, seed: int, d6: float, misplaced: float = 0.0):
     rng = np.random.default_rng([seed, k, 1 if game == "start11" else 2])
     extra = {"variant": "d6"} if game == "numeri" and rng.random() < d6 else {}
+    if game == "start11" and misplaced:
+        extra["misplaced"] = misplaced
     return random_scene(game, rng, pool, hand=False, **extra)
 
 
-def rendered(game: str, k: int, pool: str, seed: int, d6: float, cache: Path | None):
+def rendered(game: str, k: int, pool: str, seed: int, d6: float, cache: Path | None, misplaced: float = 0.0):
     if cache is not None:
-        name = f"{game}_{pool}_{seed}_{d6}_{k:05d}"  # (d6 has a dot: no with_suffix)
+        name = f"{game}_{pool}_{seed}_{d6}_{misplaced}_{k:05d}"  # (d6 has a dot: no with_suffix)
         png, js = cache / f"{name}.png", cache / f"{name}.json"
         if js.exists():
             return cv2.imread(str(png)), json.loads(js.read_text())
-    image, truth = render(scene(game, k, pool, seed, d6))
+    image, truth = render(scene(game, k, pool, seed, d6, misplaced))
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(png), image)
@@ -155,16 +157,17 @@ def _region_of(truth: dict, game: str, ppm: float):
 def run_game(game: str, a) -> dict:
     items = ok = scenes_exact = printed = 0
     missed_n = extra_n = 0
+    misplaced = [0, 0]  # 11!: tiles on another row's square, of them read as the tile they are
     cold, warm, region, cpu_warm = [], [], [], []
     failures = []
     cache = Path(a.cache) if a.cache else None
     for k in range(a.scenes):
-        image, truth = rendered(game, k, a.pool, a.seed, a.d6, cache)
+        image, truth = rendered(game, k, a.pool, a.seed, a.d6, cache, a.misplaced)
         rec = Recognizer(game)
         if a.truth_board:
             _give_true_board(rec, game, truth, image)
         if a.empty_board and game == "start11":
-            _show_empty_board(rec, scene(game, k, a.pool, a.seed, a.d6))
+            _show_empty_board(rec, scene(game, k, a.pool, a.seed, a.d6, a.misplaced))
         t = time.perf_counter()
         try:
             obs = rec.read(image).to_json()
@@ -185,6 +188,12 @@ def run_game(game: str, a) -> dict:
             region.append((time.perf_counter() - t) * 1000)
         scorer = score_start11 if game == "start11" else score_numeri
         n, good, wrong, missed, extra, pr = scorer(truth, obs)
+        if game == "start11":
+            lost = [t for t, _p in wrong] + missed
+            for t in truth["cards"]:
+                if t["kind"] == "number" and t.get("square") and not str(t["square"]).startswith(f"{t['color']}-"):
+                    misplaced[0] += 1
+                    misplaced[1] += all(t is not x for x in lost)
         items += n
         ok += good
         missed_n += len(missed)
@@ -205,6 +214,9 @@ def run_game(game: str, a) -> dict:
         "cpu_ms_warm_p90": round(float(np.percentile(cpu_warm, 90)), 1),
         "ms_region_median": round(statistics.median(region), 1) if region else None,
     }
+    if misplaced[0]:
+        res["misplaced"] = misplaced[0]
+        res["misplaced_exact"] = round(misplaced[1] / misplaced[0], 4)
     if game == "numeri":
         res["by_kind_exact"] = {k: round(ok_ / max(n_, 1), 4) for k, (n_, ok_, _x) in KIND_TALLY.items()}
         res["by_kind_items"] = {k: n_ for k, (n_, _ok, _x) in KIND_TALLY.items()}
@@ -263,6 +275,9 @@ def main(argv=None) -> int:
     ap.add_argument("--empty-board", action="store_true",
                     help="11!: the reader first sees the same board empty (as at the start of a game)")
     ap.add_argument("--failures", action="store_true", help="list the scenes that were not read exactly")
+    ap.add_argument("--misplaced", type=float, default=0.0,
+                    help="11!: share of coloured tiles laid on their number's square of another row (an "
+                         "illegal move); prints how many of them are read as the tile they are")
     a = ap.parse_args(argv)
     if a.cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(c) for c in a.cores.split(",")})

@@ -265,6 +265,11 @@ def test_the_square_decides_between_look_alike_faces_but_not_against_a_sure_net(
     assert read("blue-6", _net_output({"5": 0.998, "6": 0.002}))[:2] == ("number", 5)
     assert read("red-7", _net_output({"7": 0.7, "1": 0.3}), None)[:3] == ("joker", 7, "gray")
     assert read("blue-6", _net_output({"6": 0.3}, none=0.7)) is None  # no tile is no tile
+    # Colours alike: the square's row decides between them; a colour the net is sure of stands
+    # (a red tile on blue-11 is an illegal move, shown as it is).
+    red = np.array([float(c == "red") for c in colours])
+    assert read("blue-11", _net_output({"11": 1.0}), 0.55 * red + 0.45 * (1 - red) / 3)[2] == "blue"
+    assert read("blue-11", _net_output({"11": 1.0}), 0.999 * red + 0.001 * (1 - red) / 3)[2] == "red"
 
 
 @pytest.mark.parametrize("game", ["numeri", "start11"])

@@ -117,6 +117,23 @@ def test_board_truth_and_squares(rendered):
         assert sq["occupied"] == {"list": lst, "index": k}
 
 
+def test_an_11_board_can_hold_misplaced_tiles_without_changing_the_usual_scenes():
+    """`misplaced`: coloured tiles laid on their number's square of another row (an illegal move,
+    for the board benchmark's --misplaced). Asked for none, the scene is the one the seed always
+    gave (the draws are made only when asked)."""
+    def tiles(scene):
+        return [(it.card["kind"], it.card["value"], it.card["color"], it.square) for it in scene.items
+                if it.obj == "tile" and it.square is not None]
+
+    usual = tiles(_scene("start11", 5))
+    assert tiles(_scene("start11", 5, misplaced=0.0)) == usual
+    wrong = tiles(_scene("start11", 5, misplaced=1.0))
+    coloured = [t for t in wrong if t[0] == "number"]
+    assert coloured and all(not str(sq).startswith(f"{colour}-") for _k, _v, colour, sq in coloured)
+    assert all(sq == f"{sq.split('-')[0]}-{v}" for _k, v, _c, sq in coloured)  # still their number's square
+    assert all(c == "gray" for k, _v, c, _sq in wrong if k == "joker")
+
+
 def test_same_seed_same_image_and_other_seed_differs():
     a, ta = render(_scene("elfer-raus", 3))
     b, tb = render(_scene("elfer-raus", 3))

@@ -27,7 +27,7 @@ from .scene import DEFAULT_SIZE, GAMES, BoardPlacement, Item, Scene, board_to_ta
 from .table import TableSpec, random_table
 
 OVERRIDES = ("size", "design", "table", "light", "camera", "hand", "distractors", "mode", "rows", "variant", "heads",
-             "seed", "view_w_mm", "angle")
+             "seed", "view_w_mm", "angle", "misplaced")
 
 
 def random_scene(game: str, rng: np.random.Generator, pool: str = "train", **overrides) -> Scene:
@@ -403,6 +403,10 @@ def _start11(rng, design: Design, pool: str, ov: dict):
     items: list[Item] = []
     variant = ov.get("variant") or str(rng.choice(["base", "symbols"], p=[0.75, 0.25]))
     fill = rng.uniform(0.0, 1.0)
+    # `misplaced`: the share of coloured tiles laid on their number's square of another row (an
+    # illegal move the referee must see as it is). Drawn only when asked: the scenes of a seed
+    # stay as they were without it.
+    wrong = float(ov.get("misplaced", 0.0))
     for row in layout.rows:
         if rng.random() < 0.15 * (1 - fill):
             continue
@@ -410,7 +414,10 @@ def _start11(rng, design: Design, pool: str, ov: dict):
         hi = int(min(20, 11 + rng.binomial(9, fill)))
         for n in range(lo, hi + 1):
             sid = f"{row}-{n}"
-            card = _card("joker", n, "gray") if n in (3, 7, 13, 17) else _card("number", n, row)
+            colour = row
+            if wrong and n not in (3, 7, 13, 17) and rng.random() < wrong:
+                colour = str(rng.choice([c for c in SUITS if c != row]))
+            card = _card("joker", n, "gray") if n in (3, 7, 13, 17) else _card("number", n, colour)
             _tile_on(rng, board, layout, sid, card, items)
         if variant == "symbols":
             for end, n in (("left", 1), ("right", 20)):
