@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .boardfind import BoardTracker, layout_points, load_calibration_view
+from .boardfind import BoardTracker, layout_points, load_calibration_view, one_square_off
 from .boardview import BoardView, board_crops, in_regions, square_quad
 from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
 from .errors import CalibrationError
@@ -457,6 +457,34 @@ def _expected(square: Any, colours: tuple[str, ...] | list[str]) -> tuple[np.nda
     return faces, col
 
 
+# The tiles read decide which way round the board lies when its printing did not: the 11!
+# lattice is the same turned half a turn, and a board whose bridges and row colours are unlike
+# any the locator knows can be taken the wrong way round (or a square off), its tiles then read
+# right but named by the squares of the other end (held out: "red 11" on blue:10). The view is
+# turned when TURN_VOTES tiles more, and twice as many, read as the tile the rules put on the
+# square under them that way.
+TURN_VOTES = 3
+
+
+def tiles_at_home(view: BoardView, layout: BoardLayout, readings: list[CardReading]) -> int:
+    """How many of the tiles read lie, in `view`, on the square the rules give them (a coloured
+    number on its row's square of its number, a grey joker on its joker square)."""
+    tiles = [r for r in readings if r.kind in ("number", "joker")]
+    if not tiles:
+        return 0
+    centres = layout_points(layout)
+    mm = view.to_board(np.array([np.mean(r.corners, axis=0) for r in tiles], np.float64))
+    d = np.linalg.norm(mm[:, None, :] - centres[None, :, :], axis=2)
+    near = d.argmin(axis=1)
+    n = 0
+    for r, k, dist in zip(tiles, near, d[np.arange(len(tiles)), near], strict=True):
+        q = layout.squares[int(k)]
+        if dist <= 0.5 * layout.square_mm and q.kind == r.kind and q.number == r.value and (
+                r.kind == "joker" or q.row == r.color):
+            n += 1
+    return n
+
+
 def _tile_reading(p: np.ndarray, colour: np.ndarray | None, model: CropModel, quarter_prior: np.ndarray,
                   present: bool = False, prior: tuple[np.ndarray, np.ndarray | None] | None = None
                   ) -> tuple[str, Any, str | None, float, int] | None:
@@ -506,6 +534,7 @@ class Start11Reader:
     cloth_pattern: tuple[float, float] | None = None  # its tile-like squares' (size, direction), `shapes_beside`
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
     _empty_white: np.ndarray | None = None
+    _empty_picture: np.ndarray | None = None  # the empty board's picture, while learnt from one
 
     @classmethod
     def create(cls, calibration: str | Path | None = None, empty: str | Path | None = None) -> Start11Reader:
@@ -521,8 +550,11 @@ class Start11Reader:
     def model(self) -> CropModel:
         return crop_model(self.model_name)
 
-    def read(self, image: np.ndarray, pyr: Pyramid, regions=None, timings: dict | None = None) -> list[CardReading]:
-        """All tiles in view; with `regions`, only those in the regions (the caller keeps the rest)."""
+    def read(self, image: np.ndarray, pyr: Pyramid, regions=None, timings: dict | None = None,
+             _again: bool = False) -> list[CardReading]:
+        """All tiles in view; with `regions`, only those in the regions (the caller keeps the rest).
+        A full read whose tiles say the board lies the other way round (`TURN_VOTES`) is read
+        again so."""
         timings = timings if timings is not None else {}
         view = self.tracker.view_for(image, pyr, timings)
         t = time.perf_counter()
@@ -568,6 +600,12 @@ class Start11Reader:
             quad = square_quad(view, (q.x, q.y), self.layout.square_mm, 90.0 * quarter)
             self.board_tiles[q.id] = CardReading(kind=kind, value=value, color=colour, corners=quad_of(quad),
                                                  confidence=conf, square=square_name(q.id))
+        if regions is None and not _again:
+            better = self._way_round(view)
+            if better is not None:  # read again on the squares the tiles say
+                self._rename_empty(view, better)
+                self.tracker.view = better
+                return self.read(image, pyr, None, timings, _again=True)
         t = time.perf_counter()
         loose = self._loose(pyr, view, regions)
         timings["loose_tiles_ms"] = (time.perf_counter() - t) * 1000
@@ -579,6 +617,40 @@ class Start11Reader:
         on_board = [c for c in self.board_tiles.values() if in_regions(np.mean(c.corners, axis=0), regions)[0]]
         return on_board + loose
 
+    def _way_round(self, view: BoardView) -> BoardView | None:
+        """The view turned half a turn (or a square off either way), if the tiles read say so."""
+        tiles = list(self.board_tiles.values())
+        now = tiles_at_home(view, self.layout, tiles)
+        turned = view.turned()
+        ways = [turned, *one_square_off(turned, self.layout), *one_square_off(view, self.layout)]
+        votes = [tiles_at_home(v, self.layout, tiles) for v in ways]
+        k = int(np.argmax(votes)) if votes else 0
+        if votes and votes[k] >= max(now + TURN_VOTES, 2 * now):
+            return ways[k]
+        return None
+
+    def _rename_empty(self, old: BoardView, new: BoardView) -> None:
+        """The empty board's squares, learnt under `old`, cut again under `new` (or, loaded from
+        a file, named as `new` names the same places)."""
+        if not self.empty:
+            return
+        if self._empty_picture is not None:
+            self._cut_empty(self._empty_picture, Pyramid(self._empty_picture), new)
+            return
+        centres = layout_points(self.layout)
+        mm = new.to_board(old.to_image(centres))
+        d = np.linalg.norm(mm[:, None, :] - centres[None, :, :], axis=2)
+        # A crop is cut the board's way up: turned half a turn with it.
+        a, b = (v.to_image(np.array([[0.0, 0.0], [self.layout.square_mm, 0.0]])) for v in (old, new))
+        half = float(np.dot(a[1] - a[0], b[1] - b[0])) < 0
+        out = {}
+        for i, sq in enumerate(self.layout.squares):
+            j = int(d[i].argmin())
+            if sq.id in self.empty and d[i, j] <= 0.5 * self.layout.square_mm:
+                crop = self.empty[sq.id]
+                out[self.layout.squares[j].id] = np.ascontiguousarray(crop[::-1, ::-1]) if half else crop
+        self.empty, self._empty_white = out, None
+
     def _square_crops(self, pyr: Pyramid, view: BoardView, idx: np.ndarray, out_px: int) -> list[np.ndarray]:
         centres = layout_points(self.layout)
         return board_crops(pyr, view, centres[idx], TILE_CROP_MM, out_px)
@@ -589,13 +661,17 @@ class Start11Reader:
         number of squares kept."""
         pyr = pyr or Pyramid(image)
         view = self.tracker.view_for(image, pyr)
+        self._empty_picture = image  # cut again if the tiles later say the view was wrong
+        self._cut_empty(image, pyr, view)
+        return len(self.empty)
+
+    def _cut_empty(self, image: np.ndarray, pyr: Pyramid, view: BoardView) -> None:
         centres = view.to_image(layout_points(self.layout))
         w, h = view.image_size
         idx = np.flatnonzero((centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (centres[:, 1] < h))
         crops = self._square_crops(pyr, view, idx, self.model.crop)
         self.empty = {self.layout.squares[i].id: c for i, c in zip(idx, crops, strict=True)}
         self._empty_white = None
-        return len(self.empty)
 
     @property
     def empty_white(self) -> np.ndarray:
@@ -615,7 +691,7 @@ class Start11Reader:
         try:
             with np.load(path) as z:
                 self.empty = {k: z[k] for k in z.files}
-            self._empty_white = None
+            self._empty_white, self._empty_picture = None, None
         except (OSError, ValueError) as exc:
             raise CalibrationError(f"{path}: not an empty-board file ({exc})") from None
 

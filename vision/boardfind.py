@@ -827,12 +827,18 @@ def _lattice_votes(p: np.ndarray, sq: np.ndarray, b: float, count: int = 3) -> l
     return out
 
 
+def one_square_off(view: BoardView, layout: BoardLayout) -> list[BoardView]:
+    """The view moved by one square's spacing along either axis."""
+    p = _layout_pitch(layout)
+    return [_translate(view, dx, dy) for dx, dy in ((p, 0), (-p, 0), (0, p), (0, -p))]
+
+
 def _variants(view: BoardView, layout: BoardLayout) -> list[BoardView]:
     """The view moved by one square's spacing along either axis, or stretched by one at either
     end: a lattice of equal squares fits those nearly as well when the board's edge is hidden."""
     W, H = layout.width_mm, layout.height_mm
     p = _layout_pitch(layout)
-    out = [_translate(view, dx, dy) for dx, dy in ((p, 0), (-p, 0), (0, p), (0, -p))]
+    out = one_square_off(view, layout)
     for axis, size in ((0, W), (1, H)):
         for k in (p, -p):
             s = (size + k) / size
