@@ -144,13 +144,14 @@ def test_tiles_on_squares_printed_much_like_them_are_found_once_the_board_was_se
     assert len(set(got) - set(want)) <= 1, f"empty squares reported as tiles: {sorted(set(got) - set(want))}"
 
 
-@pytest.mark.parametrize("off", [False, True])
-def test_tiles_turn_a_board_seen_the_wrong_way_round(off: bool, monkeypatch) -> None:
+@pytest.mark.parametrize("off,stored", [(False, False), (True, False), (False, True)])
+def test_tiles_turn_a_board_seen_the_wrong_way_round(off: bool, stored: bool, monkeypatch, tmp_path) -> None:
     """The 11! lattice is the same turned half a turn; a printing whose bridges and row colours
     the locator misjudges is taken the wrong way round (held out: 2 of 40 boards, one also a
     square off), and its tiles, read right, were named by the squares at the other end ("red 11"
     on blue:10). Here the reader is handed such a view for the empty board and the game: the
-    tiles say which way the board lies, the view is turned and the empty board cut again."""
+    tiles say which way the board lies, the view is turned and the empty board cut again (or,
+    `stored`, loaded from its file, its squares renamed and turned)."""
     image, truth, bare = _empty_board(3)
     rec = _recognizer("start11", truth, image)
     reader = board_mod._STATE[rec]
@@ -159,6 +160,9 @@ def test_tiles_turn_a_board_seen_the_wrong_way_round(off: bool, monkeypatch) -> 
         wrong = one_square_off(wrong, reader.layout)[0]
     reader.tracker.view = wrong
     reader.learn_empty(bare)
+    if stored:
+        reader.save_empty(tmp_path / "empty.npz")
+        reader.load_empty(tmp_path / "empty.npz")
     got = _by_square(rec.read(image).to_json()["cards"])
     want = _by_square(truth["cards"])
     assert len(want) >= 12
