@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .boardfind import BoardTracker, layout_points, load_calibration_view, one_square_off
+from .boardfind import BoardTracker, layout_points, load_calibration_view, one_square_off, outline_contrast
 from .boardview import BoardView, board_crops, in_regions, square_quad
 from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
 from .errors import CalibrationError
@@ -605,6 +605,7 @@ class Start11Reader:
             if better is not None:  # read again on the squares the tiles say
                 self._rename_empty(view, better)
                 self.tracker.view = better
+                self.tracker.reference = outline_contrast(pyr, better, self.layout)
                 return self.read(image, pyr, None, timings, _again=True)
         t = time.perf_counter()
         loose = self._loose(pyr, view, regions)
@@ -635,7 +636,7 @@ class Start11Reader:
         if not self.empty:
             return
         if self._empty_picture is not None:
-            self._cut_empty(self._empty_picture, Pyramid(self._empty_picture), new)
+            self._cut_empty(Pyramid(self._empty_picture), new)
             return
         centres = layout_points(self.layout)
         mm = new.to_board(old.to_image(centres))
@@ -661,11 +662,13 @@ class Start11Reader:
         number of squares kept."""
         pyr = pyr or Pyramid(image)
         view = self.tracker.view_for(image, pyr)
-        self._empty_picture = image  # cut again if the tiles later say the view was wrong
-        self._cut_empty(image, pyr, view)
+        # Kept (a copy: a camera may reuse its buffer) to cut again if the tiles later say the
+        # view was wrong; one picture, 6 MB.
+        self._empty_picture = image.copy()
+        self._cut_empty(pyr, view)
         return len(self.empty)
 
-    def _cut_empty(self, image: np.ndarray, pyr: Pyramid, view: BoardView) -> None:
+    def _cut_empty(self, pyr: Pyramid, view: BoardView) -> None:
         centres = view.to_image(layout_points(self.layout))
         w, h = view.image_size
         idx = np.flatnonzero((centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (centres[:, 1] < h))
