@@ -466,15 +466,12 @@ def _expected(square: Any, colours: tuple[str, ...] | list[str]) -> tuple[np.nda
 TURN_VOTES = 3
 
 
-def tiles_at_home(view: BoardView, layout: BoardLayout, readings: list[CardReading]) -> int:
-    """How many of the tiles read lie, in `view`, on the square the rules give them (a coloured
-    number on its row's square of its number, a grey joker on its joker square)."""
-    tiles = [r for r in readings if r.kind in ("number", "joker")]
-    if not tiles:
-        return 0
+def _at_home(view: BoardView, layout: BoardLayout, tiles: list[CardReading], px: np.ndarray) -> int:
+    """How many of the `tiles` read (centred at `px`) lie, in `view`, on the square the rules
+    give them (a coloured number on its row's square of its number, a grey joker on its joker
+    square)."""
     centres = layout_points(layout)
-    mm = view.to_board(np.array([np.mean(r.corners, axis=0) for r in tiles], np.float64))
-    d = np.linalg.norm(mm[:, None, :] - centres[None, :, :], axis=2)
+    d = np.linalg.norm(view.to_board(px)[:, None, :] - centres[None, :, :], axis=2)
     near = d.argmin(axis=1)
     n = 0
     for r, k, dist in zip(tiles, near, d[np.arange(len(tiles)), near], strict=True):
@@ -620,11 +617,16 @@ class Start11Reader:
 
     def _way_round(self, view: BoardView) -> BoardView | None:
         """The view turned half a turn (or a square off either way), if the tiles read say so."""
-        tiles = list(self.board_tiles.values())
-        now = tiles_at_home(view, self.layout, tiles)
+        tiles = [r for r in self.board_tiles.values() if r.kind in ("number", "joker")]
+        if len(tiles) < TURN_VOTES:
+            return None
+        px = np.array([np.mean(r.corners, axis=0) for r in tiles], np.float64)
+        now = _at_home(view, self.layout, tiles, px)
+        if 2 * now >= len(tiles):
+            return None  # no other way can hold twice as many (the usual case: nothing more to do)
         turned = view.turned()
         ways = [turned, *one_square_off(turned, self.layout), *one_square_off(view, self.layout)]
-        votes = [tiles_at_home(v, self.layout, tiles) for v in ways]
+        votes = [_at_home(v, self.layout, tiles, px) for v in ways]
         k = int(np.argmax(votes)) if votes else 0
         if votes and votes[k] >= max(now + TURN_VOTES, 2 * now):
             return ways[k]
