@@ -798,6 +798,24 @@ def test_a_row_lattice_keeps_the_sure_outlines_past_what_it_reads_at_its_places(
     assert _read_at_their_places(Recognizer("elevens").read(image).cards, far) == 0
 
 
+def test_a_card_between_a_whole_card_and_the_lone_strip_of_its_row_is_looked_for(monkeypatch):
+    """Train-pool elfer-raus table 8500 #128: a green 11 seen whole and, of the cards it covers,
+    only the 13's strip outlined. The 11 beside a 13 says a 12 lies between them; it is read there
+    (a row needed two partly hidden cards before, to be told from one laid side by side)."""
+    image, truth = render(_train_table("elfer-raus", 8500, 128))
+    twelve = [t for t in truth["cards"] if (t["value"], t["color"]) == (12, "green")]
+    assert len(twelve) == 1 and twelve[0]["occluded"]
+    assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, twelve) == 1
+    between = Recognizer._read_between
+
+    def two_hidden_asked(self, ctx, cards, taken):  # the rule before: rows with two hidden cards
+        ctx.rows = [(row, m) for row, m in ctx.rows if sum(self._hidden(c) for c in m) >= 2]
+        return between(self, ctx, cards, taken)
+
+    monkeypatch.setattr(Recognizer, "_read_between", two_hidden_asked)
+    assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, twelve) == 0
+
+
 def test_a_junior_table_is_read_only_as_the_cards_the_junior_game_is_played_with():
     """The junior game is played with the deck's 1-11 (RULES.md). Train-pool junior table 8000
     #111 (columns of tightly overlapping cards whose strips show the top of a big numeral):
