@@ -778,6 +778,7 @@ def test_a_row_whose_strips_were_not_outlined_is_read_on_the_lattice_of_its_whol
     assert _read_at_their_places(got, blue) == 3
     assert not [c for c in got if c.color == "blue" and c.value not in (8, 9, 10, 11)]
     monkeypatch.setattr(Recognizer, "_skips", lambda self, whole, hidden: False)
+    _between_asks_two_hidden(monkeypatch)  # (the search between neighbours finds them too since)
     assert _read_at_their_places(Recognizer("elevens").read(image).cards, blue) == 1
 
 
@@ -798,6 +799,17 @@ def test_a_row_lattice_keeps_the_sure_outlines_past_what_it_reads_at_its_places(
     assert _read_at_their_places(Recognizer("elevens").read(image).cards, far) == 0
 
 
+def _between_asks_two_hidden(monkeypatch) -> None:
+    """`_read_between` as before stop 38: only in rows with two partly hidden cards or more."""
+    between = Recognizer._read_between
+
+    def two_hidden_asked(self, ctx, cards, taken):
+        ctx.rows = [(row, m) for row, m in ctx.rows if sum(self._hidden(c) for c in m) >= 2]
+        return between(self, ctx, cards, taken)
+
+    monkeypatch.setattr(Recognizer, "_read_between", two_hidden_asked)
+
+
 def test_a_card_between_a_whole_card_and_the_lone_strip_of_its_row_is_looked_for(monkeypatch):
     """Train-pool elfer-raus table 8500 #128: a green 11 seen whole and, of the cards it covers,
     only the 13's strip outlined. The 11 beside a 13 says a 12 lies between them; it is read there
@@ -806,13 +818,7 @@ def test_a_card_between_a_whole_card_and_the_lone_strip_of_its_row_is_looked_for
     twelve = [t for t in truth["cards"] if (t["value"], t["color"]) == (12, "green")]
     assert len(twelve) == 1 and twelve[0]["occluded"]
     assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, twelve) == 1
-    between = Recognizer._read_between
-
-    def two_hidden_asked(self, ctx, cards, taken):  # the rule before: rows with two hidden cards
-        ctx.rows = [(row, m) for row, m in ctx.rows if sum(self._hidden(c) for c in m) >= 2]
-        return between(self, ctx, cards, taken)
-
-    monkeypatch.setattr(Recognizer, "_read_between", two_hidden_asked)
+    _between_asks_two_hidden(monkeypatch)
     assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, twelve) == 0
 
 
