@@ -822,6 +822,17 @@ def test_a_card_between_a_whole_card_and_the_lone_strip_of_its_row_is_looked_for
     assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, twelve) == 0
 
 
+def test_a_card_read_0_75_sure_between_its_row_neighbours_is_taken(monkeypatch):
+    """Train-pool elevens table 7500 #197: a green row's 7 and 9 read, the 8 between them not
+    outlined; read between them it is 0.71-0.75 sure (`BETWEEN_SURE` 0.7; 0.8 before)."""
+    image, truth = render(_train_table("elevens", 7500, 197))
+    eight = [t for t in truth["cards"] if (t["value"], t["color"]) == (8, "green")]
+    assert len(eight) == 1 and eight[0]["occluded"]
+    assert _read_at_their_places(Recognizer("elevens").read(image).cards, eight) == 1
+    monkeypatch.setattr("vision.pipeline.BETWEEN_SURE", 0.8)
+    assert _read_at_their_places(Recognizer("elevens").read(image).cards, eight) == 0
+
+
 def test_a_junior_table_is_read_only_as_the_cards_the_junior_game_is_played_with():
     """The junior game is played with the deck's 1-11 (RULES.md). Train-pool junior table 8000
     #111 (columns of tightly overlapping cards whose strips show the top of a big numeral):
