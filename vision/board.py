@@ -22,7 +22,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .boardfind import BoardTracker, layout_points, load_calibration_view, one_square_off, outline_contrast
+from .boardfind import (
+    BoardTracker,
+    layout_points,
+    load_calibration_view,
+    nearest_squares,
+    one_square_off,
+    outline_contrast,
+)
 from .boardview import BoardView, board_crops, in_regions, square_quad
 from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
 from .errors import CalibrationError
@@ -470,11 +477,9 @@ def _at_home(view: BoardView, layout: BoardLayout, tiles: list[CardReading], px:
     """How many of the `tiles` read (centred at `px`) lie, in `view`, on the square the rules
     give them (a coloured number on its row's square of its number, a grey joker on its joker
     square)."""
-    centres = layout_points(layout)
-    d = np.linalg.norm(view.to_board(px)[:, None, :] - centres[None, :, :], axis=2)
-    near = d.argmin(axis=1)
+    near, far = nearest_squares(view, px, layout_points(layout))
     n = 0
-    for r, k, dist in zip(tiles, near, d[np.arange(len(tiles)), near], strict=True):
+    for r, k, dist in zip(tiles, near, far, strict=True):
         q = layout.squares[int(k)]
         if dist <= 0.5 * layout.square_mm and q.kind == r.kind and q.number == r.value and (
                 r.kind == "joker" or q.row == r.color):
@@ -627,10 +632,8 @@ class Start11Reader:
         turned = view.turned()
         ways = [turned, *one_square_off(turned, self.layout), *one_square_off(view, self.layout)]
         votes = [_at_home(v, self.layout, tiles, px) for v in ways]
-        k = int(np.argmax(votes)) if votes else 0
-        if votes and votes[k] >= max(now + TURN_VOTES, 2 * now):
-            return ways[k]
-        return None
+        k = int(np.argmax(votes))
+        return ways[k] if votes[k] >= max(now + TURN_VOTES, 2 * now) else None
 
     def _rename_empty(self, old: BoardView, new: BoardView) -> None:
         """The empty board's squares, learnt under `old`, cut again under `new` (or, loaded from
@@ -641,17 +644,15 @@ class Start11Reader:
             self._cut_empty(Pyramid(self._empty_picture), new)
             return
         centres = layout_points(self.layout)
-        mm = new.to_board(old.to_image(centres))
-        d = np.linalg.norm(mm[:, None, :] - centres[None, :, :], axis=2)
+        near, far = nearest_squares(new, old.to_image(centres), centres)
         # A crop is cut the board's way up: turned half a turn with it.
         a, b = (v.to_image(np.array([[0.0, 0.0], [self.layout.square_mm, 0.0]])) for v in (old, new))
         half = float(np.dot(a[1] - a[0], b[1] - b[0])) < 0
         out = {}
-        for i, sq in enumerate(self.layout.squares):
-            j = int(d[i].argmin())
-            if sq.id in self.empty and d[i, j] <= 0.5 * self.layout.square_mm:
+        for sq, j, dist in zip(self.layout.squares, near, far, strict=True):
+            if sq.id in self.empty and dist <= 0.5 * self.layout.square_mm:
                 crop = self.empty[sq.id]
-                out[self.layout.squares[j].id] = np.ascontiguousarray(crop[::-1, ::-1]) if half else crop
+                out[self.layout.squares[int(j)].id] = np.ascontiguousarray(crop[::-1, ::-1]) if half else crop
         self.empty, self._empty_white = out, None
 
     def _square_crops(self, pyr: Pyramid, view: BoardView, idx: np.ndarray, out_px: int) -> list[np.ndarray]:

@@ -495,11 +495,17 @@ def _translate(view: BoardView, dx: float, dy: float) -> BoardView:
     return replace(view, H=tuple(tuple(float(v) for v in row) for row in view.matrix @ t))
 
 
-def _pairs(view: BoardView, xy: np.ndarray, sq: np.ndarray, pitch: float, tol: float):
-    p = view.to_board(xy)
-    d = np.linalg.norm(p[:, None] - sq[None], axis=2)
+def nearest_squares(view: BoardView, xy: np.ndarray, sq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For picture points `xy`, the index of the square centre (`sq`, board mm) nearest each in
+    `view`, and how far it lies (board mm)."""
+    d = np.linalg.norm(view.to_board(xy)[:, None] - sq[None], axis=2)
     j = d.argmin(axis=1)
-    ok = d[np.arange(len(p)), j] < tol * pitch
+    return j, d[np.arange(len(j)), j]
+
+
+def _pairs(view: BoardView, xy: np.ndarray, sq: np.ndarray, pitch: float, tol: float):
+    j, dist = nearest_squares(view, xy, sq)
+    ok = dist < tol * pitch
     return j[ok], xy[ok]
 
 

@@ -1037,7 +1037,7 @@ class Recognizer:
                     if self._sureness(c) >= SEARCH_SURE and (v := self._number(c.joint)) is not None]
             ways = {float(np.sign(v - vw)) for _c, v in read} - {0.0}
             up = ways.pop() if len(ways) == 1 else 0.0
-            reach = max(float(np.dot(np.asarray(c.det.centre) - cw, axis)) for c in hidden)
+            reach = max(self._along(c, cw, axis) for c in hidden)
             pitches = lattice_pitches(vw, cw, axis, read, width)
             if pitches and up and self._at_places(hidden, vw, up, cw, axis, pitches[0]):
                 continue
@@ -1078,13 +1078,13 @@ class Recognizer:
         return [c for c in cards if id(c) not in drop] + add
 
     def _beyond_lattice(self, run: _Run, found: list[_Card], p: float, way: float) -> set[int]:
-        """The run's outlined cards that carry its numbers on past the lattice's farthest card
-        read at its place (by id): each lies half a place or more farther and reads surely
-        (`BEYOND_SURE`) a number farther from the whole card's. A lattice reads no farther than
+        """The run's outlined cards that carry its numbers on past the farthest number the
+        lattice read the run's way (by id): each lies half a place or more beyond that reading
+        and reads surely (`BEYOND_SURE`) a number farther from the whole card's. A lattice reads no farther than
         the run's farthest outline, and a misread place (a joker among numbers, a pitch a little
         off) ends what it agrees on: the outlines beyond are not its to replace. Train elevens
         8000 #13: the lattice read 12..8 and the outlines' sure 6, 5, 4 were lost."""
-        ahead = [(way * (v - run.vw), float(np.dot(np.asarray(c.det.centre) - run.cw, run.axis)))
+        ahead = [(way * (v - run.vw), self._along(c, run.cw, run.axis))
                  for c in found if (v := self._number(c.joint)) is not None and way * (v - run.vw) > 0]
         if not ahead:
             return set()
@@ -1094,7 +1094,7 @@ class Recognizer:
         for c in run.hidden:
             v = self._number(c.joint)
             if (v is not None and way * (v - run.vw) > last and self._sureness(c) >= BEYOND_SURE
-                    and float(np.dot(np.asarray(c.det.centre) - run.cw, run.axis)) > reach + 0.5 * p):
+                    and self._along(c, run.cw, run.axis) > reach + 0.5 * p):
                 out.add(id(c))
         return out
 
@@ -1159,7 +1159,12 @@ class Recognizer:
     def _place(c: _Card, cw: np.ndarray, axis: np.ndarray, p: float) -> int:
         """The place of a row's lattice (whole card at `cw`, places `p` apart along `axis`) a card
         was outlined at."""
-        return int(round(float(np.dot(np.asarray(c.det.centre) - cw, axis)) / p))
+        return int(round(Recognizer._along(c, cw, axis) / p))
+
+    @staticmethod
+    def _along(c: _Card, cw: np.ndarray, axis: np.ndarray) -> float:
+        """How far along a row's `axis` from its whole card's centre `cw` a card was outlined."""
+        return float(np.dot(np.asarray(c.det.centre) - cw, axis))
 
     def _hidden_runs(self, live: list[_Card]) -> list[tuple[_Card, list[_Card], list[_Card]]]:
         """The runs of partly hidden cards of the rows whose one end is a card seen whole: each
