@@ -370,27 +370,29 @@ def test_the_blob_search_of_a_window_finds_there_what_the_whole_search_finds() -
     assert near_any >= 3
 
 
-@pytest.mark.parametrize("seed", [4, 5, 6])
-def test_plain_discs_beside_the_board_are_not_taken_for_tokens(seed: int) -> None:
+@pytest.mark.parametrize("seed,thing", [(4, "chip"), (5, "chip"), (6, "chip"), (4, "coin"), (5, "coin"), (6, "coin")])
+def test_plain_discs_and_coins_beside_the_board_are_not_taken_for_tokens(seed: int, thing: str) -> None:
     # Buttons, chips, a cloth's dots: discs of a token's size with no numeral. The token net
     # took the held-out polka-dot cloth's dots for tokens until it was trained on such discs.
+    # Coins (1, 2, 5, 10, 20, 50): a 20 was read as a yellow 2, a 50 as a yellow 5, until it
+    # was trained on coins too.
     from vision.render.scene import Item, board_to_table
 
     scene = random_scene("numeri", np.random.default_rng([seed, 2]), "holdout", hand=False)
     layout = load_layout("numeri")
     spots = np.array([(x, y) for x in (60.0, 200.0, 340.0, 480.0) for y in (-35.0, layout.height_mm + 35.0)])
     for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
-        scene.items.append(Item("prop", {"name": "chip"}, float(x), float(y), 0.0, layer=3, seed=100 * seed + k,
+        scene.items.append(Item("prop", {"name": thing}, float(x), float(y), 0.0, layer=3, seed=100 * seed + k,
                                 group="prop"))
     image, truth = render(scene)
     view = _true_view("numeri", truth, image)
     chips = view.to_image(spots)
     h, w = image.shape[:2]
     chips = chips[(chips[:, 0] > 30) & (chips[:, 0] < w - 30) & (chips[:, 1] > 30) & (chips[:, 1] < h - 30)]
-    assert len(chips) >= 4, "most chips are in view"
+    assert len(chips) >= 4, f"most {thing}s are in view"
     read = _recognizer("numeri", truth, image).read(image).to_json()
     near = [t for t in read["tokens"] if np.linalg.norm(chips - t["center"], axis=1).min() < 8 * view.px_per_mm()]
-    assert near == [], f"{len(near)} of {len(chips)} plain discs read as tokens"
+    assert near == [], f"{len(near)} of {len(chips)} {thing}s read as tokens"
 
 
 def _numeri_on(table: str, seed: int, strays: list[tuple[float, float, int, str]], boxed: str | None = None):

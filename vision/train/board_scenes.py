@@ -111,7 +111,7 @@ def _decoys(scene, layout, rng, name: str, on_board: float) -> None:
         _decoy(scene, layout, name, bx, by, float(rng.uniform(0, 360)), z, _seed(rng))
 
 
-def numeri_scene(rng, pool: str = "train", board: str | None = None):
+def numeri_scene(rng, pool: str = "train", board: str | None = None, coins: bool = False):
     variant = "d6" if rng.random() < 0.35 else None
     scene = random_scene("numeri", rng, pool, hand=False, **({"variant": variant} if variant else {}))
     if board is not None:
@@ -146,6 +146,8 @@ def numeri_scene(rng, pool: str = "train", board: str | None = None):
         scene.items.append(Item("token", card, x, y, float(rng.uniform(0, 360)), layer=2, seed=_seed(rng),
                                 group="stray"))
     _decoys(scene, layout, rng, "chip", 0.2)
+    if coins:  # coins read "5" from a 50 or a 5: no token (the 11 scenes' crops before had none)
+        _decoys(scene, layout, rng, "coin", 0.2)
     return scene
 
 
@@ -153,12 +155,12 @@ MAKERS = {"start11": start11_scene, "numeri": numeri_scene}
 
 
 def _work(args) -> str:
-    out, game, pool, base, k, board = args
+    out, game, pool, base, k, board, coins = args
     name = f"{game}_{pool}_{base}_{k:05d}"
     target = Path(out) / f"{name}.json"
     if target.exists():
         return name
-    scene = MAKERS[game](np.random.default_rng([base, k]), pool, board)
+    scene = MAKERS[game](np.random.default_rng([base, k]), pool, board, **({"coins": True} if coins else {}))
     image, truth = render(scene)
     truth["styles"].update(board=scene.board.style.template, tile=scene.design.tile_template,
                            token=scene.design.token_template, die=scene.design.die_template)
@@ -181,9 +183,10 @@ def main(argv=None) -> None:
     ap.add_argument("--base-seed", type=int, default=7100)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--board", help="the board's printing in every scene (a template, e.g. facsimile)")
+    ap.add_argument("--coins", action="store_true", help="numeri: coins round the board (and on it), as decoys")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board) for k in range(a.start, a.start + a.count)]
+    jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board, a.coins) for k in range(a.start, a.start + a.count)]
     if a.workers <= 1:
         for n, job in enumerate(jobs, 1):
             name = _work(job)

@@ -188,6 +188,7 @@ def main(argv=None) -> None:
     ap.add_argument("--repaint", action="store_true",
                     help="dice: train on crops with inverted lightness and swapped channels too (`repaint`)")
     ap.add_argument("--share", type=float, default=1.0, help="train on this share of the training scenes")
+    ap.add_argument("--init", type=Path, help="fine-tune this shipped model (.onnx) instead of starting afresh")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -206,6 +207,8 @@ def main(argv=None) -> None:
     tr = ~val & ((scene.astype(np.int64) * 2654435761 % 1000) < a.share * 1000)
     print(f"{a.kind}: {len(x)} crops ({tr.sum()} train, {val.sum()} val); classes {np.bincount(y)}", flush=True)
     net = Net(len(spec["classes"]), len(spec["colours"]), tuple(int(c) for c in a.channels.split(",")), a.deep)
+    if a.init:
+        load_shipped(net, a.init)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * math.ceil(tr.sum() / a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
@@ -213,6 +216,10 @@ def main(argv=None) -> None:
     t0 = time.time()
     for ep in range(a.epochs):
         net.train()
+        if a.init:  # the shipped model's norms are folded into its convolutions: keep them as they are
+            for mod in net.modules():
+                if isinstance(mod, nn.BatchNorm2d):
+                    mod.eval()
         tot = n = 0
         for b in batches(len(ti), a.batch, rng):
             idx = ti[b]
@@ -250,6 +257,34 @@ def main(argv=None) -> None:
     _finish(net, a, spec, x, y, white, cy, val, tr)
 
 
+def load_shipped(net: Net, path: Path) -> None:
+    """Start from a shipped model. Its ONNX export folded each block's batch norm into the
+    convolution before it (weight scaled, a bias added), so the convolution takes the folded
+    weight and the norm passes through (mean 0, variance 1, scale 1, shift the folded bias)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]  # in the order the network runs them
+    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise SystemExit(f"{path}: {len(convs)} convolutions, the network built has {len(blocks)}")
+    with torch.no_grad():
+        for node, blk in zip(convs, blocks, strict=True):
+            conv, norm = blk[0], blk[1]
+            conv.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(init[node.input[2]].copy()))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for name in ("head", "colour"):
+            layer = getattr(net, name)
+            if layer is not None:
+                layer.weight.copy_(torch.from_numpy(init[f"{name}.weight"].copy()))
+                layer.bias.copy_(torch.from_numpy(init[f"{name}.bias"].copy()))
+
+
 def _finish(net, a, spec, x, y, white, cy, val, tr) -> None:
     acc, cacc, logits, clogits = evaluate(net, spec["input"], x[val], y[val], None if white is None else white[val],
                                           None if cy is None else cy[val])
@@ -257,7 +292,10 @@ def _finish(net, a, spec, x, y, white, cy, val, tr) -> None:
     ctemp = 1.0
     if cy is not None:
         m = cy[val] >= 0
-        ctemp = fit_temperature(clogits[m], cy[val][m])
+        if (clogits[m].argmax(axis=1) != cy[val][m]).any():
+            ctemp = fit_temperature(clogits[m], cy[val][m])
+        elif a.init:  # no colour misread: the fit would sharpen without end; the shipped model's is kept
+            ctemp = float(json.loads(a.init.with_suffix(".json").read_text()).get("colour_temperature", 1.0))
     export(net, spec, Path(a.out), temp, ctemp, {"val_accuracy": round(acc, 5), "val_colour_accuracy": round(cacc, 5),
                                                  "train_crops": int(tr.sum()), "val_crops": int(val.sum())})
 
