@@ -151,7 +151,23 @@ def _proposal_negatives(pyr, view, truth, rng, out, n) -> None:
         out.append((_crop(pyr, view, props[i], DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
 
 
-def numeri_crops(img, truth, rng, tokens, dice) -> None:
+def _finder_negatives(pyr, view, truth, rng, out) -> None:
+    """"No die" crops at the die finder's peaks away from any die (a terrazzo's dark chips, a
+    cloth's dots): the die reader reads every peak, and the die net, trained before the finder
+    was, read such chips as a star."""
+    from vision.dice import DIE_FINDER, FINDER_LIMIT
+    from vision.finder import find_centres
+
+    dice = [view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
+            for d in truth["dice"] + [h for h in truth.get("hidden", []) if h.get("object") == "die"]]
+    peaks = find_centres(pyr, view, DIE_FINDER)[:FINDER_LIMIT]
+    if dice and len(peaks):
+        peaks = peaks[np.linalg.norm(peaks[:, None] - np.array(dice)[None], axis=2).min(axis=1) > 0.6 * DIE_CROP_MM]
+    for b in peaks:
+        out.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
+
+
+def numeri_crops(img, truth, rng, tokens, dice, finder_negatives: bool = False) -> None:
     layout = load_layout("numeri")
     view = true_view(truth, layout)
     pyr = Pyramid(img)
@@ -203,6 +219,8 @@ def numeri_crops(img, truth, rng, tokens, dice) -> None:
     _negatives(pyr, view, layout, truth, rng, tokens, TOKEN_CROP_MM, TOKEN_CROP, 8)
     _negatives(pyr, view, layout, truth, rng, dice, DIE_CROP_MM, DIE_CROP, 8)
     _proposal_negatives(pyr, view, truth, rng, dice, 12)
+    if finder_negatives:
+        _finder_negatives(pyr, view, truth, rng, dice)
     for i in range(n0, len(tokens)):  # the picture's white goes with each token crop
         tokens[i] = (*tokens[i], white)
 
@@ -227,6 +245,8 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--game", choices=["start11", "numeri"], default=None, help="only this game's scenes")
     ap.add_argument("--kinds", default="tiles,tokens,dice", help="which crop files to write")
+    ap.add_argument("--die-finder-negatives", action="store_true",
+                    help="numeri: also a 'no die' crop at each die finder peak away from any die")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -244,7 +264,7 @@ def main(argv=None) -> None:
         if truth["game"] == "start11":
             start11_crops(img, truth, rng, t0)
         else:
-            numeri_crops(img, truth, rng, k0, d0)
+            numeri_crops(img, truth, rng, k0, d0, a.die_finder_negatives)
         tiles += [(*r, k) for r in t0]
         tokens += [(*r, k) for r in k0]
         dice += [(*r, k) for r in d0]
