@@ -146,7 +146,7 @@ def numeri_scene(rng, pool: str = "train", board: str | None = None, coins: bool
         scene.items.append(Item("token", card, x, y, float(rng.uniform(0, 360)), layer=2, seed=_seed(rng),
                                 group="stray"))
     _decoys(scene, layout, rng, "chip", 0.2)
-    if coins:  # coins read "5" from a 50 or a 5: no token (the 11 scenes' crops before had none)
+    if coins:  # a coin, read "5" from a 50 or a 5, is no token (no crop was cut at one before)
         _decoys(scene, layout, rng, "coin", 0.2)
     return scene
 
