@@ -763,3 +763,18 @@ def test_a_terrazzos_dark_chips_are_not_read_as_the_die() -> None:
     assert [d["value"] for d in truth["dice"]] == [3]
     read = Recognizer("numeri").read(image).to_json()
     assert [d["value"] for d in read["dice"]] == [3]
+
+
+def test_a_die_where_the_die_finder_is_cold_must_be_read_surely(monkeypatch) -> None:
+    # Train-pool Numeri table (vision_boards.py --pool train --seed 5400, #22): no die in view,
+    # and a striped cloth's patch where the finder's heat is 0.11 read as a star, 0.63 sure. A
+    # die is read where the finder is that cold only when the die net is DIE_SURE of it.
+    from vision import dice as dice_mod
+
+    rng = np.random.default_rng([5400, 22, 2])
+    image, truth = render(random_scene("numeri", rng, "train", hand=False,
+                                       **({"variant": "d6"} if rng.random() < 0.3 else {})))
+    assert truth["dice"] == []
+    assert Recognizer("numeri").read(image).to_json()["dice"] == []
+    monkeypatch.setattr(dice_mod, "DIE_SURE", dice_mod.MIN_DIE)
+    assert [d["value"] for d in Recognizer("numeri").read(image).to_json()["dice"]] == ["star"]
