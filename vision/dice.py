@@ -52,8 +52,7 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
     a game with one die has one). `exclude`: board-mm points (squares holding a token) whose
     neighbourhood is not searched."""
     model = crop_model(model_name)
-    peaks, heat = find_peaks(pyr, view, DIE_FINDER, regions)
-    found = away_from(peaks, exclude, DIE_MM)[:FINDER_LIMIT]
+    found, peaks, heat = _finder_dice(pyr, view, regions, exclude)
     props = proposals(pyr, view, DIE_MM, DIE_LIMIT, regions, exclude=exclude)
     props = np.concatenate([found, props]) if len(props) else found
     if not len(props):
@@ -80,4 +79,11 @@ def read_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray |
 def find_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray | None = None,
               finder: Finder = DIE_FINDER) -> np.ndarray:
     """Board-mm centres of up to FINDER_LIMIT likely dice (strongest first), from the die finder."""
-    return away_from(find_peaks(pyr, view, finder, regions)[0], exclude, DIE_MM)[:FINDER_LIMIT]
+    return _finder_dice(pyr, view, regions, exclude, finder)[0]
+
+
+def _finder_dice(pyr: Pyramid, view: BoardView, regions=None, exclude: np.ndarray | None = None,
+                 finder: Finder = DIE_FINDER) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`find_dice`, with all the finder's peaks and their heat (board mm, 0-1)."""
+    peaks, heat = find_peaks(pyr, view, finder, regions)
+    return away_from(peaks, exclude, DIE_MM)[:FINDER_LIMIT], peaks, heat

@@ -133,18 +133,22 @@ def _decoy_crops(pyr, view, truth, rng, out, size_mm, px, n) -> None:
                 out.append((_crop(pyr, view, b, size_mm, px, float(rng.uniform(0, 360)), rng, 1.5), 0, "none"))
 
 
+def _away_from_dice(view, truth, pts: np.ndarray) -> np.ndarray:
+    """The board-mm points `pts` over 0.6 of a die's crop from every die, seen or hidden."""
+    dice = [view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
+            for d in truth["dice"] + [h for h in truth.get("hidden", []) if h.get("object") == "die"]]
+    if not dice or not len(pts):
+        return pts
+    return pts[np.linalg.norm(pts[:, None] - np.array(dice)[None], axis=2).min(axis=1) > 0.6 * DIE_CROP_MM]
+
+
 def _proposal_negatives(pyr, view, truth, rng, out, n) -> None:
     """"No die" crops where the die reader will look: its blob proposals (the table's knots,
     dots and checks, tokens' and props' edges) away from any die: the hard negatives."""
     from vision.board import table_proposals
     from vision.dice import DIE_MM
 
-    dice = [view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
-            for d in truth["dice"] + [h for h in truth.get("hidden", []) if h.get("object") == "die"]]
-    props = table_proposals(pyr, view, DIE_MM, limit=240)
-    if dice and len(props):
-        far = np.linalg.norm(props[:, None] - np.array(dice)[None], axis=2).min(axis=1) > 0.6 * DIE_CROP_MM
-        props = props[far]
+    props = _away_from_dice(view, truth, table_proposals(pyr, view, DIE_MM, limit=240))
     if not len(props):
         return
     for i in rng.choice(len(props), size=min(n, len(props)), replace=False):
@@ -158,12 +162,7 @@ def _finder_negatives(pyr, view, truth, rng, out) -> None:
     from vision.dice import DIE_FINDER, FINDER_LIMIT
     from vision.finder import find_centres
 
-    dice = [view.to_board(np.asarray(d["corners"], np.float64)).mean(axis=0)
-            for d in truth["dice"] + [h for h in truth.get("hidden", []) if h.get("object") == "die"]]
-    peaks = find_centres(pyr, view, DIE_FINDER)[:FINDER_LIMIT]
-    if dice and len(peaks):
-        peaks = peaks[np.linalg.norm(peaks[:, None] - np.array(dice)[None], axis=2).min(axis=1) > 0.6 * DIE_CROP_MM]
-    for b in peaks:
+    for b in _away_from_dice(view, truth, find_centres(pyr, view, DIE_FINDER)[:FINDER_LIMIT]):
         out.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
 
 
