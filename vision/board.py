@@ -30,12 +30,13 @@ from .boardfind import (
     one_square_off,
     outline_contrast,
 )
-from .boardview import BoardView, board_crops, in_regions, square_quad
+from .boardview import BoardView, board_crops, in_regions, square_quad, square_quads
 from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
 from .errors import CalibrationError
 from .finder import Finder, find_peaks, heat_at
 from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
 from .runtime import network
+from .tileinks import board_inks, ink_likelihood, tile_inks
 from .types import CardReading, quad_of
 
 # The tile reader's classes: "none" (no tile: an empty square, the table) or one of the 24 tile
@@ -504,7 +505,8 @@ def _tile_reading(p: np.ndarray, colour: np.ndarray | None, model: CropModel, qu
         joint = joint * prior[0][:, None]
         if colour is not None and prior[1] is not None and len(prior[1]) == len(colour):
             colour = colour * prior[1]
-            colour = colour / max(float(colour.sum()), 1e-12)
+    if colour is not None:  # (weighed by a prior or by the board's inks: `tileinks`)
+        colour = colour / max(float(colour.sum()), 1e-12)
     face_p = joint.sum(axis=1)
     k = int(face_p.argmax())
     share = float(face_p[k] / max(face_p.sum(), 1e-12))
@@ -537,6 +539,8 @@ class Start11Reader:
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
     _empty_white: np.ndarray | None = None
     _empty_picture: np.ndarray | None = None  # the empty board's picture, while learnt from one
+    tile_inks: dict = field(default_factory=dict)  # square id -> (a*, b*) of its tile's ink (`tileinks`)
+    inks: dict = field(default_factory=dict)  # colour -> its ink on this board, from the tiles on their rows
 
     @classmethod
     def create(cls, calibration: str | Path | None = None, empty: str | Path | None = None) -> Start11Reader:
@@ -591,17 +595,29 @@ class Start11Reader:
         t = time.perf_counter()
         probs, colours = model.run(tile_input(np.stack(crops)) if crops else np.zeros((0, 3, model.crop, model.crop)))
         timings["tile_classify_ms"] = (time.perf_counter() - t) * 1000
-        for n, i in enumerate(idx):
-            q = sq[i]
-            r = _tile_reading(probs[n], None if colours is None else colours[n], model, QUARTER_PRIOR,
-                              present=bool(changed[n]), prior=_expected(q, model.colours or ()))
+        ids = [sq[i].id for i in idx]
+        priors = [_expected(sq[i], model.colours or ()) for i in idx]
+        read = [_tile_reading(probs[n], None if colours is None else colours[n], model, QUARTER_PRIOR,
+                              present=bool(changed[n]), prior=priors[n]) for n in range(len(idx))]
+        if colours is not None:  # each coloured tile weighed against the board's inks as well
+            coloured = [n for n, r in enumerate(read) if r is not None and r[0] == "number"]
+            inks = tile_inks([crops[n] for n in coloured])
+            self.tile_inks.update((ids[n], ink) for n, ink in zip(coloured, inks, strict=True))
+            self.inks = self._board_inks({ids[n]: read[n][2] for n in coloured}, set(ids))
+            for n, like in zip(coloured, ink_likelihood(inks, self.inks, model.colours), strict=True):
+                if (like < 1).any():
+                    read[n] = _tile_reading(probs[n], colours[n] * like, model, QUARTER_PRIOR,
+                                            present=bool(changed[n]), prior=priors[n])
+        found = [n for n, r in enumerate(read) if r is not None]
+        for n, r in enumerate(read):
             if r is None:
-                self.board_tiles.pop(q.id, None)
-                continue
-            kind, value, colour, conf, quarter = r
-            quad = square_quad(view, (q.x, q.y), self.layout.square_mm, 90.0 * quarter)
-            self.board_tiles[q.id] = CardReading(kind=kind, value=value, color=colour, corners=quad_of(quad),
-                                                 confidence=conf, square=square_name(q.id))
+                self.board_tiles.pop(ids[n], None)
+        quads = square_quads(view, np.array([[sq[idx[n]].x, sq[idx[n]].y] for n in found]).reshape(-1, 2),
+                             self.layout.square_mm, np.array([90.0 * read[n][4] for n in found]))
+        for n, quad in zip(found, quads, strict=True):
+            kind, value, name, conf, _quarter = read[n]
+            self.board_tiles[ids[n]] = CardReading(kind=kind, value=value, color=name, corners=quad_of(quad),
+                                                   confidence=conf, square=square_name(ids[n]))
         if regions is None and not _again:
             better = self._way_round(view)
             if better is not None:  # read again on the squares the tiles say
@@ -619,6 +635,14 @@ class Start11Reader:
         self.loose = kept + loose
         on_board = [c for c in self.board_tiles.values() if in_regions(np.mean(c.corners, axis=0), regions)[0]]
         return on_board + loose
+
+    def _board_inks(self, colours: dict[str, str | None], read: set[str]) -> dict[str, np.ndarray]:
+        """Each colour's ink on the board, from the coloured tiles just read (square id -> colour)
+        and those kept from earlier reads (the squares not `read` again)."""
+        rows = {q.id: q.row for q in self.layout.squares}
+        kept = {sid: r.color for sid, r in self.board_tiles.items() if sid not in read and r.kind == "number"}
+        return board_inks([(rows[sid], c, self.tile_inks[sid]) for sid, c in {**kept, **colours}.items()
+                           if sid in self.tile_inks])
 
     def _way_round(self, view: BoardView) -> BoardView | None:
         """The view turned half a turn (or a square off either way), if the tiles read say so."""
@@ -718,6 +742,8 @@ class Start11Reader:
         angles = [dominant_angle(c) for c in board_crops(pyr, view, props, TILE_CROP_MM * 0.8, model.crop)]
         crops = board_crops(pyr, view, props, TILE_CROP_MM, model.crop, angles)
         probs, colours = model.run(tile_input(np.stack(crops)))
+        if colours is not None and self.inks:  # weighed against the board's inks, as the board's tiles
+            colours = colours * ink_likelihood(tile_inks(crops), self.inks, model.colours)
         found = []
         for n in range(len(props)):
             r = _tile_reading(probs[n], None if colours is None else colours[n], model, np.full(4, 0.25))

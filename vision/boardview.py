@@ -177,11 +177,18 @@ def sample_crop(pyr: Pyramid, m: np.ndarray, out_px: int) -> np.ndarray:
 
 def square_quad(view: BoardView, centre_mm: Any, side_mm: float, angle_deg: float = 0.0) -> np.ndarray:
     """Image outline (TL, TR, BR, BL in the board's reading frame) of a square on the board."""
+    return square_quads(view, np.asarray(centre_mm, np.float64).reshape(1, 2), side_mm, np.array([angle_deg]))[0]
+
+
+def square_quads(view: BoardView, centres_mm: np.ndarray, side_mm: float, angles_deg: np.ndarray) -> np.ndarray:
+    """`square_quad` of N squares (N×4×2), mapped to the image in one pass."""
     h = side_mm / 2.0
-    a = math.radians(angle_deg)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    local = np.array([[-h, -h], [h, -h], [h, h], [-h, h]]) @ rot.T
-    return view.to_image(np.asarray(centre_mm, np.float64) + local)
+    a = np.radians(np.asarray(angles_deg, np.float64))
+    cos, sin = np.cos(a)[:, None], np.sin(a)[:, None]
+    corner = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    local = np.stack([corner[:, 0] * cos - corner[:, 1] * sin, corner[:, 0] * sin + corner[:, 1] * cos], axis=2)
+    pts = np.asarray(centres_mm, np.float64).reshape(-1, 1, 2) + local
+    return view.to_image(pts.reshape(-1, 2)).reshape(-1, 4, 2) if len(pts) else np.zeros((0, 4, 2))
 
 
 # ----------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from vision import board as board_mod
+from vision import tileinks
 from vision import tokens as tokens_mod
 from vision.boardfind import one_square_off
 from vision.boardview import BoardView, board_crops, crop_transform, crop_transforms, sample_crop
@@ -778,3 +779,23 @@ def test_a_die_where_the_die_finder_is_cold_must_be_read_surely(monkeypatch) -> 
     assert Recognizer("numeri").read(image).to_json()["dice"] == []
     monkeypatch.setattr(dice_mod, "DIE_SURE", dice_mod.MIN_DIE)
     assert [d["value"] for d in Recognizer("numeri").read(image).to_json()["dice"]] == ["star"]
+
+
+def test_an_orange_printed_yellow_is_told_from_red_by_the_boards_own_inks(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000, #4): the
+    # printing's yellow numerals are orange, and the tile net read its yellow 8 and 10 red, 0.97
+    # sure, though the board's red numerals are crimson and its other yellow ones the same orange.
+    rng = np.random.default_rng([5000, 4, 1])
+    image, truth = render(random_scene("start11", rng, "train", hand=False))
+    want = {t["square"].replace("-", ":"): (t["value"], t["color"]) for t in truth["cards"]
+            if t.get("square") and t["kind"] == "number"}
+    assert want["yellow:8"] == (8, "yellow") and want["red:10"] == (10, "red")
+
+    def read() -> dict[str, tuple]:
+        cards = Recognizer("start11").read(image).to_json()["cards"]  # the board located, as at the table
+        return {c["square"]: (c["value"], c["color"]) for c in cards if c.get("square") and c["kind"] == "number"}
+
+    assert read() == want
+    monkeypatch.setattr(tileinks, "INK_FLOOR", 1.0)  # the ink weighs nothing: the net alone
+    wrong = {s: v for s, v in read().items() if v != want[s]}
+    assert wrong == {"yellow:8": (8, "red"), "yellow:10": (10, "red")}
