@@ -402,6 +402,20 @@ def rim_white(crops: np.ndarray) -> np.ndarray:
     return np.maximum(np.median(rim, axis=0), 8.0)
 
 
+def _deshaded(m: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """`m` (N×G×G×3) with the smooth change of light since `ref` taken out: each channel divided
+    by a plane fitted to the log ratio of the two. A neighbouring tile's shadow darkens one side
+    of an empty square; on a faintly printed square that ramp was most of the pattern (train
+    pool: 23 empty squares of 160 boards seen changed, read as tiles), while a tile's own edges,
+    numeral and offset are not a plane."""
+    n, g = m.shape[0], m.shape[1]
+    u = np.arange(g) / (g - 1) - 0.5
+    design = np.stack([np.ones(g * g), np.repeat(u, g), np.tile(u, g)], axis=1)
+    ratio = (np.log(m + 4.0) - np.log(ref + 4.0)).reshape(n, g * g, -1)
+    plane = design @ (np.linalg.pinv(design) @ ratio)
+    return m / np.exp(plane).reshape(m.shape)
+
+
 def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """(pattern, tint) of each square's crop against its crop on the empty board.
@@ -424,7 +438,7 @@ def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empt
         return c - c.mean(axis=1, keepdims=True)
 
     ma, mb = middle(crops), middle(empty)
-    a, b = norm(ma), norm(mb)
+    a, b = norm(_deshaded(ma, mb)), norm(mb)
     num = (a * b).mean(axis=(1, 2, 3))
     den = np.sqrt((a * a).mean(axis=(1, 2, 3)) * (b * b).mean(axis=(1, 2, 3)))
     pattern = num / np.maximum(den, 1e-6)

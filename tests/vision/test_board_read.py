@@ -799,3 +799,26 @@ def test_an_orange_printed_yellow_is_told_from_red_by_the_boards_own_inks(monkey
     monkeypatch.setattr(tileinks, "INK_FLOOR", 1.0)  # the ink weighs nothing: the net alone
     wrong = {s: v for s, v in read().items() if v != want[s]}
     assert wrong == {"yellow:8": (8, "red"), "yellow:10": (10, "red")}
+
+
+def test_a_neighbouring_tiles_shadow_does_not_make_an_empty_square_look_changed(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000 --empty-board,
+    # #10): under a low window light the tiles' shadows darken one side of the empty squares
+    # beside them. On faintly printed squares that ramp was most of the pattern compared with
+    # the empty board, so two were taken as changed and read as the tile their square expects.
+    scene = random_scene("start11", np.random.default_rng([5000, 10, 1]), "train", hand=False)
+    image, truth = render(scene)
+    empty = scene.copy()
+    empty.items = [it for it in empty.items if it.obj != "tile"]
+    bare, _ = render(empty)
+    want = set(_by_square(truth["cards"]))
+
+    def extra() -> list[str]:
+        rec = Recognizer("start11")  # the board located, as at the table
+        board_mod._STATE[rec] = board_mod.Start11Reader.create()
+        board_mod._STATE[rec].learn_empty(bare)
+        return sorted(set(_by_square(rec.read(image).to_json()["cards"])) - want)
+
+    assert extra() == []
+    monkeypatch.setattr(board_mod, "_deshaded", lambda m, ref: m)
+    assert extra() == ["red:3", "yellow:4"]
