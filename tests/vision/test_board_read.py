@@ -841,3 +841,25 @@ def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_
     assert loose() == want
     monkeypatch.setattr(board_mod, "LOOSE_HOT", 1.01)  # the net alone says whether a tile is there
     assert set(want) - set(loose()) == {(18, "green"), (7, "gray")}
+
+
+def test_a_tiles_ink_is_measured_on_its_face_not_on_the_square_round_it(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000 --empty-board,
+    # #18): the yellow 6 lies turned and a little off its square; the middle half of its crop
+    # took in the square's yellow print, whose chroma outdid the numeral's orange ink, so its
+    # ink matched no colour and the net's "red" stood.
+    scene = random_scene("start11", np.random.default_rng([5000, 18, 1]), "train", hand=False)
+    image, _truth = render(scene)
+    empty = scene.copy()
+    empty.items = [it for it in empty.items if it.obj != "tile"]
+    bare, _ = render(empty)
+
+    def colour() -> str:
+        rec = Recognizer("start11")  # the board located, as at the table
+        board_mod._STATE[rec] = board_mod.Start11Reader.create()
+        board_mod._STATE[rec].learn_empty(bare)
+        return _by_square(rec.read(image).to_json()["cards"])["yellow:6"]["color"]
+
+    assert colour() == "yellow"
+    monkeypatch.setattr(tileinks, "INK_MIDDLE", 0.5)
+    assert colour() == "red"
