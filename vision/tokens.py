@@ -138,12 +138,17 @@ def board_white(pyr: Pyramid, view: BoardView, layout: BoardLayout) -> np.ndarra
     return np.median(arr[bright >= np.median(bright)], axis=0)
 
 
+def _token_there(probs: np.ndarray) -> np.ndarray:
+    """Whether the network's probabilities (…×6, "no token" first) say a token is there."""
+    return 1.0 - np.asarray(probs)[..., 0] >= MIN_TOKEN
+
+
 def _token(p: np.ndarray, colour: np.ndarray | None, model: CropModel
            ) -> tuple[int, str, float, tuple[float, ...]] | None:
     """(value, colour, confidence, probabilities of the values 1-5) of one crop, or None."""
-    p_tok = 1.0 - float(p[0])
-    if p_tok < MIN_TOKEN:
+    if not _token_there(p):
         return None
+    p_tok = 1.0 - float(p[0])
     k = int(p[1:].argmax()) + 1
     conf = p_tok * float(p[k] / max(p[1:].sum(), 1e-12))
     name = TOKEN_COLOURS[0]
@@ -298,7 +303,7 @@ class NumeriReader:
             return
         d = np.linalg.norm(squares[:, None] - peaks[None], axis=2)
         near = d.argmin(axis=1)
-        redo = np.flatnonzero((d[np.arange(len(squares)), near] <= CENTRED_MM) & (probs[:, 0] < 1.0 - MIN_TOKEN))
+        redo = np.flatnonzero((d[np.arange(len(squares)), near] <= CENTRED_MM) & _token_there(probs))
         if not len(redo):
             return
         model = self.model
