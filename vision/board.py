@@ -397,6 +397,7 @@ EMPTY_CHANGED = 0.8
 EMPTY_CHANGED_TINT = 0.15
 EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading
 EMPTY_GRID = 12  # crops compared at this size (blurs away a pixel or two of misregistration)
+EMPTY_DETAIL_PX = 2.0  # blur (pixels of that grid) taken off both middles before they are compared
 
 
 def rim_white(crops: np.ndarray) -> np.ndarray:
@@ -423,6 +424,14 @@ def _deshaded(m: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return m / np.exp(plane).reshape(m.shape)
 
 
+def _fine(m: np.ndarray) -> np.ndarray:
+    """The fine detail of N×G×G×3 middles: each less its blur (EMPTY_DETAIL_PX). What a plane
+    leaves of a shadow's soft edge is coarse; a tile's edges and numeral are fine (train pool:
+    empty squares taken as changed 8 -> 5 on 80 tables, the likeliest tile to its empty square
+    0.79 -> 0.74)."""
+    return np.stack([c - cv2.GaussianBlur(c, (0, 0), EMPTY_DETAIL_PX) for c in m])
+
+
 def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """(pattern, tint) of each square's crop against its crop on the empty board.
@@ -445,7 +454,7 @@ def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empt
         return c - c.mean(axis=1, keepdims=True)
 
     ma, mb = middle(crops), middle(empty)
-    a, b = norm(_deshaded(ma, mb)), norm(mb)
+    a, b = norm(_fine(_deshaded(ma, mb))), norm(_fine(mb))
     num = (a * b).mean(axis=(1, 2, 3))
     den = np.sqrt((a * a).mean(axis=(1, 2, 3)) * (b * b).mean(axis=(1, 2, 3)))
     pattern = num / np.maximum(den, 1e-6)
