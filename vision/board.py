@@ -5,8 +5,8 @@ Where the board lies is found by `boardfind` (its geometry: `boardview`). The 11
 network (`board_tiles`) on a crop with context round the square (the tile's raised edge and
 shadow, its stock, its border), restricted to the tile set, with its colour from the ink against
 the tile stock (`colour.read_colour`). Loose tiles beside the board are found by the tile finder
-(`vision.finder`), their square outlines and compact blobs on the table, and read by the same
-network in all four quarter turns.
+(`vision.finder`) and compact blobs on the table, and read by the same network, squared to each
+tile's own edges.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import math
 import time
 import weakref
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -171,74 +171,6 @@ def table_proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, exclude: 
     return away_from(mm, exclude, diameter_mm)[:limit]
 
 
-SQUARE_SIDE_PX = 20.0  # a square's side on the pyramid level the outline search runs on
-
-
-def square_proposals(pyr: Pyramid, view: BoardView, side_mm: tuple[float, float], window=None,
-                     board: tuple[float, float] | None = None) -> np.ndarray:
-    """Square outlines (tiles) `side_mm` = (smallest, largest) across: rows of (x, y) board mm
-    of the centre, side mm, direction in the picture (degrees, mod 90).
-
-    Closed edge contours whose smallest enclosing rectangle is square, of that size, and filled
-    by their hull: a tile's outline against the table, found at its centre where the blob
-    detector may see nothing (a light tile on a light cloth) or its numeral. `window` (x0, y0, x1,
-    y1 in picture pixels) limits the search; the inside of a `board` (width, height mm) is left out."""
-    ppm = view.px_per_mm()
-    level, grey, (x0, y0) = _search_grey(pyr, view, 0.5 * sum(side_mm), SQUARE_SIDE_PX, window, board, side_mm[1])
-    if grey is None:
-        return np.zeros((0, 4))
-    f = 2.0**level
-    edges = cv2.dilate(cv2.Canny(grey, 40, 120), np.ones((2, 2), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    lo, hi = (side_mm[0] * ppm / f) ** 2, (side_mm[1] * ppm / f) ** 2
-    # A textured cloth has thousands of contours: first keep those whose upright box could hold
-    # such a square at any turn (cheap), then fit their smallest rectangles.
-    small, big = 0.8 * math.sqrt(0.7 * lo), 1.5 * math.sqrt(1.3 * hi)
-    out = []
-    for c in contours:
-        _x, _y, bw, bh = cv2.boundingRect(c)
-        if not (small <= bw <= big and small <= bh <= big):
-            continue
-        (cx, cy), (w, h), a = cv2.minAreaRect(c)
-        if 0.7 * lo <= w * h <= 1.3 * hi and max(w, h) <= 1.3 * min(w, h) and \
-                cv2.contourArea(cv2.convexHull(c)) >= 0.8 * w * h:
-            out.append((cx + x0, cy + y0, math.sqrt(w * h) * f / ppm, a % 90.0))
-    if not out:
-        return np.zeros((0, 4))
-    o = np.asarray(out, np.float64)
-    return np.column_stack([view.to_board(o[:, :2] * f + (f - 1) / 2.0), o[:, 2:]])
-
-
-def _search_grey(pyr: Pyramid, view: BoardView, size_mm: float, target_px: float, window,
-                 board: tuple[float, float] | None, margin_mm: float) -> tuple[int, np.ndarray | None, tuple[int, int]]:
-    """(level, grey picture, its top-left corner on that level) for a shape search: the pyramid
-    level on which a shape `size_mm` across is about `target_px` (at most 4 levels down), cut to
-    `window`, with the board's inside painted flat when `board` is given (None instead of the
-    picture when the window is too small to search)."""
-    level = max(0, min(4, int(math.floor(math.log2(max(size_mm * view.px_per_mm() / target_px, 1.0))))))
-    f = 2.0**level
-    img, corner = _window(pyr.level(level), f, window)
-    if img is None:
-        return level, None, corner
-    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    if board is not None:
-        grey = _flat_board(grey, view, board, margin_mm, f, corner)
-    return level, grey, corner
-
-
-def _flat_board(grey: np.ndarray, view: BoardView, board: tuple[float, float], margin_mm: float, f: float,
-                corner: tuple[int, int]) -> np.ndarray:
-    """`grey` (a pyramid level reduced f times, from `corner` on) with the board's inside painted
-    flat: the searches for things beside the board then spend nothing on its printing. The
-    board less `margin_mm` all round is painted, so a thing at its edge keeps its outline."""
-    m = margin_mm
-    inner = np.array([[m, m], [board[0] - m, m], [board[0] - m, board[1] - m], [m, board[1] - m]])
-    quad = (view.to_image(inner) - (f - 1) / 2.0) / f - np.asarray(corner, np.float64)
-    flat = grey.copy()
-    cv2.fillConvexPoly(flat, np.round(quad).astype(np.int32), int(np.median(grey[::8, ::8])))
-    return flat
-
-
 def _window(img: np.ndarray, f: float, window) -> tuple[np.ndarray | None, tuple[int, int]]:
     """The part of a pyramid level (reduced f times) inside `window` (picture pixels), and its
     top-left corner on that level; (None, ...) when the window is too small to search."""
@@ -279,42 +211,10 @@ def proposals(pyr: Pyramid, view: BoardView, diameter_mm: float, limit: int, reg
     return props[:limit]
 
 
-SHAPES_MOST = 40  # more shapes than this beside the board are the cloth's own pattern
-UNLIKE_SIZE = 0.15  # a shape this much larger or smaller than the pattern's is not part of it
-UNLIKE_TURN = 6.0  # degrees: a square this far turned from the pattern's grid is not part of it
-
-
-def shapes_beside(search, regions, board: tuple[float, float, float], pattern: tuple[float, float] | None
-                  ) -> tuple[np.ndarray, tuple[float, float] | None]:
-    """The centres (board mm) of the shapes `search()` finds (rows of x, y, size, direction),
-    and the cloth's pattern: (size, direction) of its shapes when the cloth beside the board is
-    made of such shapes (a gingham's checks, a cloth's dots: more than SHAPES_MOST), else None.
-    On such a cloth only shapes unlike its own are kept, another size or turned from its grid (a
-    tile lying on the checks), the SHAPES_MOST most unlike: the read's time stays bounded. A
-    full read judges the cloth; a region read, which sees too little of it, keeps `pattern`."""
-    shapes = search()
-    if regions is None:
-        beside = off_board_only(shapes, board)
-        pattern = None
-        if len(beside) > SHAPES_MOST:
-            a = np.radians(beside[:, 3] * 4.0)
-            turn = float(np.degrees(np.arctan2(np.nansum(np.sin(a)), np.nansum(np.cos(a)))) / 4.0 % 90.0)
-            pattern = (float(np.median(beside[:, 2])), turn)
-    if pattern is None or not len(shapes):
-        return shapes[:, :2], pattern
-    size = np.abs(shapes[:, 2] / pattern[0] - 1.0) / UNLIKE_SIZE
-    d = np.abs((shapes[:, 3] - pattern[1] + 45.0) % 90.0 - 45.0)
-    turn = np.where(np.isnan(d), 0.0, d) / UNLIKE_TURN
-    unlike = np.maximum(size, turn)
-    keep = np.flatnonzero(unlike > 1.0)
-    keep = keep[np.argsort(-unlike[keep])][:SHAPES_MOST]
-    return shapes[keep, :2], pattern
-
-
 def beside_board(pyr: Pyramid, view: BoardView, shapes: np.ndarray, diameter_mm: float, limit: int, regions,
                  board: tuple[float, float, float], blobs: np.ndarray | None = None) -> np.ndarray:
     """Proposals beside the board (of (width, height, margin) mm) and in `regions` when given:
-    the `shapes` found (finder peaks, square outlines: each thing at its centre), then the `limit`
+    the `shapes` found (the finder's peaks: each thing at its centre), then the `limit`
     strongest blobs away from them (a thing too slanted, blurred or hidden to show its shape;
     `blobs`: those `proposals` gave the caller)."""
     shapes = off_board_only(shapes, board)
@@ -363,7 +263,6 @@ SQUARE_PRIOR = 0.8  # probability that a tile on a square is the face the rules 
 # misplaced ones 99.2 -> 98.5 %; held out 98.14 -> 98.01 % and 98.2 -> 96.5 %.
 COLOUR_PRIOR = 0.8
 LOOSE_TILE_MM = 21.0
-LOOSE_SIDES = (17.0, 25.0)  # mm: sides of the square outlines proposed as loose tiles
 # A loose tile is reported when read at least LOOSE_SURE sure where the tile finder points at it
 # (its heat within LOOSE_NEAR of the tile's centre at least LOOSE_HEAT), else at least
 # LOOSE_SURE_UNFOUND. A cloth's checks, square like tiles, read as faint grey jokers; a confetti
@@ -463,11 +362,14 @@ def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empt
 
 
 # The tile finder (`train.finder_train --kind tiles`): where tiles lie, at 0.8 px/mm (a tile about
-# 17 pixels), one cell per 4 pixels. Beside the board it finds the tiles the blob and outline
-# searches miss: pale tiles on pale veined tables, tiles on a checked cloth's checks. Its peaks
-# from 0.3 are read (2 of 397 loose tiles read exactly on 200 train-pool tables were under), and
-# the LOOSE_LIMIT strongest blobs away from them and from the outlines: with the finder, 16 blobs
-# read on 120 train-pool tables (seeds 7000, 7500) what 48 did, about 15 ms sooner per read.
+# 17 pixels), one cell per 4 pixels. Beside the board it finds the tiles the blob search misses:
+# pale tiles on pale veined tables, tiles on a checked cloth's checks. Its peaks from 0.3 are read
+# (2 of 397 loose tiles read exactly on 200 train-pool tables were under), and the LOOSE_LIMIT
+# strongest blobs away from them: with the finder, 16 blobs read on 120 train-pool tables (seeds
+# 7000, 7500) what 48 did, about 15 ms sooner per read. A search for square outlines beside the
+# board, from before the finder, was dropped at stop 40: 160 train-pool tables read the same
+# without it, held out one loose tile more of 3 378 tiles was missed, and a read took 5 ms less (13 ms
+# at the 90th percentile; a textured cloth's thousands of contours).
 TILE_FINDER = Finder("tile_centres", px_per_mm=0.8, stride=4, thing_mm=LOOSE_TILE_MM, least=0.3)
 LOOSE_LIMIT = 16
 
@@ -566,7 +468,6 @@ class Start11Reader:
     model_name: str = TILE_MODEL
     board_tiles: dict = field(default_factory=dict)  # square id -> CardReading (last full or partial read)
     loose: list = field(default_factory=list)
-    cloth_pattern: tuple[float, float] | None = None  # its tile-like squares' (size, direction), `shapes_beside`
     empty: dict | None = None  # square id -> crop of that square on the empty board (learn_empty)
     _empty_white: np.ndarray | None = None
     _empty_picture: np.ndarray | None = None  # the empty board's picture, while learnt from one
@@ -760,12 +661,8 @@ class Start11Reader:
         """Tiles lying beside the board, at any angle."""
         model = self.model
         board = (self.layout.width_mm, self.layout.height_mm, 4.0)
-        window = search_window(view, regions, 2 * LOOSE_SIDES[1])
-        search = partial(square_proposals, pyr, view, LOOSE_SIDES, window, board[:2])
-        outlines, self.cloth_pattern = shapes_beside(search, regions, board, self.cloth_pattern)
         peaks, heat = find_peaks(pyr, view, TILE_FINDER, regions)
-        props = beside_board(pyr, view, np.concatenate([peaks, away_from(outlines, peaks, LOOSE_TILE_MM)]),
-                             LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
+        props = beside_board(pyr, view, peaks, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
         if not len(props):
             return []
         at = heat_at(props, peaks, heat, LOOSE_NEAR)
