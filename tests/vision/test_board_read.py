@@ -870,3 +870,16 @@ def test_a_shadows_soft_edge_left_by_the_plane_is_not_taken_for_a_tile(monkeypat
     assert not shaded & set(_read_after_empty(image, bare))
     monkeypatch.setattr(board_mod, "_fine", lambda m: m)
     assert shaded <= set(_read_after_empty(image, bare))
+
+
+def test_a_grey_joker_on_its_dark_printed_square_is_read_though_its_pattern_is_the_squares(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000 --empty-board,
+    # #11): a cream grey 7 lies on yellow-7, printed dark grey with a 7. Same pattern, no tint:
+    # the square was taken as empty without asking the net, which reads the tile 1.00 sure. Its
+    # lightness moved by 0.44 (log), over EMPTY_LIGHT.
+    image, truth, bare = _empty_board([5000, 11, 1], pool="train")
+    assert _by_square(truth["cards"])["yellow:7"]["kind"] == "joker"
+    got = _read_after_empty(image, bare)
+    assert (got["yellow:7"]["kind"], got["yellow:7"]["value"]) == ("joker", 7)
+    monkeypatch.setattr(board_mod, "EMPTY_LIGHT", np.inf)
+    assert "yellow:7" not in _read_after_empty(image, bare)
