@@ -321,11 +321,17 @@ def _deshaded(m: np.ndarray, ref: np.ndarray) -> np.ndarray:
     pool: 23 empty squares of 160 boards seen changed, read as tiles), while a tile's own edges,
     numeral and offset are not a plane."""
     n, g = m.shape[0], m.shape[1]
+    ratio = (np.log(m + 4.0) - np.log(ref + 4.0)).reshape(n, g * g, -1)
+    plane = _plane_projector(g) @ ratio
+    return m / np.exp(plane).reshape(m.shape)
+
+
+@lru_cache(maxsize=2)
+def _plane_projector(g: int) -> np.ndarray:
+    """The (g²×g²) least-squares projection onto planes a + b·x + c·y over a g×g grid."""
     u = np.arange(g) / (g - 1) - 0.5
     design = np.stack([np.ones(g * g), np.repeat(u, g), np.tile(u, g)], axis=1)
-    ratio = (np.log(m + 4.0) - np.log(ref + 4.0)).reshape(n, g * g, -1)
-    plane = design @ (np.linalg.pinv(design) @ ratio)
-    return m / np.exp(plane).reshape(m.shape)
+    return design @ np.linalg.pinv(design)
 
 
 def _fine(m: np.ndarray) -> np.ndarray:

@@ -89,10 +89,16 @@ def find_peaks(pyr: Pyramid, view: BoardView, finder: Finder, regions=None) -> t
     return (view.to_board(px) if len(px) else np.zeros((0, 2))), strength
 
 
+def nearest_peaks(points: np.ndarray, peaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each point (board mm), the index of the nearest of `peaks` (non-empty) and its distance."""
+    d = np.linalg.norm(np.asarray(points)[:, None, :2] - peaks[None], axis=2)
+    k = d.argmin(axis=1)
+    return k, d[np.arange(len(k)), k]
+
+
 def heat_at(points: np.ndarray, peaks: np.ndarray, heat: np.ndarray, near_mm: float) -> np.ndarray:
     """The heat of the nearest of `peaks` within `near_mm` of each point (board mm), 0 where none is."""
     if not len(points) or not len(peaks):
         return np.zeros(len(points))
-    d = np.linalg.norm(np.asarray(points)[:, None, :2] - peaks[None], axis=2)
-    k = d.argmin(axis=1)
-    return np.where(d[np.arange(len(points)), k] <= near_mm, heat[k], 0.0)
+    k, dist = nearest_peaks(points, peaks)
+    return np.where(dist <= near_mm, heat[k], 0.0)

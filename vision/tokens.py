@@ -36,7 +36,7 @@ from .board import (
 from .boardfind import BoardTracker, layout_points, load_calibration_view
 from .boardview import BoardView, board_crops
 from .classify import Pyramid
-from .finder import Finder, find_centres
+from .finder import Finder, find_centres, nearest_peaks
 from .layouts import BoardLayout, load_layout
 from .types import DieReading, TokenReading
 
@@ -301,9 +301,8 @@ class NumeriReader:
         warped, which the network learned for its training typefaces but not for others."""
         if not len(squares) or not len(peaks):
             return
-        d = np.linalg.norm(squares[:, None] - peaks[None], axis=2)
-        near = d.argmin(axis=1)
-        redo = np.flatnonzero((d[np.arange(len(squares)), near] <= CENTRED_MM) & _token_there(probs))
+        near, dist = nearest_peaks(squares, peaks)
+        redo = np.flatnonzero((dist <= CENTRED_MM) & _token_there(probs))
         if not len(redo):
             return
         model = self.model
