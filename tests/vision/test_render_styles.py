@@ -213,3 +213,34 @@ def test_a_printing_drawn_on_request_is_never_drawn_at_random():
         random_board_style(rng, "start11", "holdout", template="facsimile")
     with pytest.raises(ValueError, match="facsimile"):
         random_board_style(rng, "numeri", "train", template="facsimile")
+
+
+def test_the_varied_printing_draws_each_square_as_its_style_says():
+    """The varied 11! printing (train scenes on request) spans square styles, frames and tints:
+    an outlined square is its row's ink round its inside colour, a tinted one the row's ink mixed
+    into white by its tint."""
+    from vision.layouts import load_layout
+    from vision.render import random_board_style
+    from vision.render.boards import board_image
+
+    layout = load_layout("start11")
+    styles = [random_board_style(np.random.default_rng([8, k]), "start11", "train", template="varied")
+              for k in range(40)]
+    assert {s.square_style for s in styles} == {"filled", "tinted", "outlined"}
+    assert len({s.number_ink for s in styles}) == 3 and len({round(s.line, 2) for s in styles}) > 5
+    sq = next(q for q in layout.squares if q.kind == "number")
+    s = 4.0
+    outlined = max((st for st in styles if st.square_style == "outlined"),
+                   key=lambda st: abs(np.subtract(st.inner, 0.97)).max())  # the farthest from the held-out look
+    tinted = max((st for st in styles if st.square_style == "tinted"), key=lambda st: abs(st.tint - 0.45))
+    for style in (outlined, tinted):
+        img, _ = board_image(layout, style, s)
+        ink = np.array(style.ink(sq.row))
+        half = layout.square_mm / 2
+        inside = img[int((sq.y - 0.75 * half) * s), int((sq.x - 0.6 * half) * s)]  # clear of the numeral
+        if style.square_style == "outlined":
+            frame = img[int(sq.y * s), int((sq.x - half + 0.5 * style.line * layout.square_mm) * s)]
+            np.testing.assert_allclose(frame, ink, atol=0.08)
+            np.testing.assert_allclose(inside, style.inner, atol=0.08)
+        else:
+            np.testing.assert_allclose(inside, 1.0 - style.tint * (1.0 - ink), atol=0.08)

@@ -31,8 +31,13 @@ BOARD_TEMPLATES: dict[str, tuple[str, str]] = {  # name -> (game, pool)
 }
 # Drawn only when asked for (board_scenes --board), so the pools' random draws stay as they are.
 # "facsimile": each square printed like a tile's face (its stock, ink and typeface), flat: only a
-# real tile's edge and shadow tell it from the printing.
-ON_REQUEST: dict[str, tuple[str, str]] = {"facsimile": ("start11", "train")}
+# real tile's edge and shadow tell it from the printing. "varied": any board colour, any square
+# style (filled, tinted, outlined) with any numeral ink, tint and frame: printings as a family, so
+# that a tile net does not learn the three train printings' looks by heart.
+ON_REQUEST: dict[str, tuple[str, str]] = {"facsimile": ("start11", "train"), "varied": ("start11", "train")}
+
+
+DARK_INK = (0.15, 0.15, 0.15)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,9 @@ class BoardStyle:
     stock: Colour | None = None  # facsimile: the printed tile faces' stock
     frame: str = "none"  # facsimile: none|ink|dark line round each square
     bevel: float = 0.0  # facsimile: printed rim shading, like a tile's bevel
+    inner: Colour = (0.97, 0.97, 0.96)  # outlined: the square's inside
+    line: float = 0.1  # outlined: the frame's width, a share of the square's side
+    tint: float = 0.45  # tinted: the row ink's share in the square's fill
 
     def ink(self, name: str) -> Colour:
         return dict(self.inks)[name]
@@ -96,8 +104,9 @@ def random_board_style(rng: np.random.Generator, game: str, pool: str = "train",
         "paper": (draw.hsv(u(40, 50), u(0.05, 0.12), u(0.9, 0.96)), draw.hsv(u(0, 20), u(0.3, 0.5), u(0.4, 0.6)),
                   "outlined", "dark"),
     }
-    bg, accent, sq_style, num_ink = table[tpl] if tpl in table else _facsimile_look(rng)
-    extra = _facsimile(rng) if tpl == "facsimile" else {}
+    looks = {"facsimile": _facsimile_look, "varied": _varied_look}
+    bg, accent, sq_style, num_ink = table[tpl] if tpl in table else looks[tpl](rng)
+    extra = {"facsimile": _facsimile, "varied": _varied}.get(tpl, lambda _: {})(rng)
     seed = int(rng.integers(0, 2**31))
     return BoardStyle(name=f"{tpl}/{face.name}#{seed % 100000}", game=game, template=tpl, seed=seed, typeface=face,
                       background=bg, accent=accent, inks=tuple(inks.items()), square_style=sq_style,
@@ -111,6 +120,21 @@ def _facsimile_look(rng: np.random.Generator) -> tuple[Colour, Colour, str, str]
     u = rng.uniform
     bg = draw.hsv(u(0, 360), u(0.0, 0.5), float(rng.choice([u(0.15, 0.35), u(0.5, 0.75), u(0.85, 0.97)])))
     return bg, draw.hsv(u(0, 360), u(0.3, 0.7), u(0.4, 0.8)), "facsimile", "row"
+
+
+def _varied_look(rng: np.random.Generator) -> tuple[Colour, Colour, str, str]:
+    """A board of any colour, light, mid or dark, with squares filled, tinted or outlined and
+    numerals white, in the row's ink or dark."""
+    u = rng.uniform
+    bg = draw.hsv(u(0, 360), u(0.0, 0.6), float(rng.choice([u(0.15, 0.35), u(0.45, 0.75), u(0.85, 0.98)])))
+    return (bg, draw.hsv(u(0, 360), u(0.3, 0.7), u(0.4, 0.8)), str(rng.choice(["filled", "tinted", "outlined"])),
+            str(rng.choice(["white", "row", "dark"])))
+
+
+def _varied(rng: np.random.Generator) -> dict:
+    u = rng.uniform
+    return {"inner": draw.hsv(u(0, 360), u(0.0, 0.15), u(0.85, 0.99)), "line": float(u(0.05, 0.16)),
+            "tint": float(u(0.25, 0.7))}
 
 
 def _facsimile(rng: np.random.Generator) -> dict:
@@ -217,16 +241,16 @@ def _start11(img, layout: BoardLayout, st: BoardStyle, s: float, rng) -> None:
             draw.paint_rrect(img, x0, y0, x1, y1, r, ink)
             num_col = (0.95, 0.95, 0.95) if st.number_ink == "white" else draw.scale_colour(ink, 0.55)
         elif st.square_style == "tinted":
-            draw.paint_rrect(img, x0, y0, x1, y1, r, draw.mix((1.0, 1.0, 1.0), ink, 0.45))
-            num_col = draw.scale_colour(ink, 0.8) if st.number_ink == "row" else (0.97, 0.97, 0.97)
+            draw.paint_rrect(img, x0, y0, x1, y1, r, draw.mix((1.0, 1.0, 1.0), ink, st.tint))
+            num_col = {"row": draw.scale_colour(ink, 0.8), "dark": DARK_INK}.get(st.number_ink, (0.97, 0.97, 0.97))
         elif st.square_style == "facsimile":
             _tile_print(img, st, x0, y0, x1, y1, r, ink)
             num_col = ink
         else:  # outlined
             draw.paint_rrect(img, x0, y0, x1, y1, r, ink)
-            t = max(1.5, 0.1 * sq)
-            draw.paint_rrect(img, x0 + t, y0 + t, x1 - t, y1 - t, max(0.5, r - t), (0.97, 0.97, 0.96))
-            num_col = ink
+            t = max(1.5, st.line * sq)
+            draw.paint_rrect(img, x0 + t, y0 + t, x1 - t, y1 - t, max(0.5, r - t), st.inner)
+            num_col = DARK_INK if st.number_ink == "dark" else ink
         _text(img, str(q.number), st.typeface, 0.42 * sq, num_col, cx, cy, max_w=0.78 * sq)
 
 

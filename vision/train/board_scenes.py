@@ -55,7 +55,7 @@ def _board_point(scene, layout, x: float, y: float) -> tuple[float, float]:
     return float(p[0]), float(p[1])
 
 
-def start11_scene(rng, pool: str = "train", board: str | None = None):
+def start11_scene(rng, pool: str = "train", board: str | None = None, coins: bool = False):
     scene = random_scene("start11", rng, pool, hand=False)
     if board is not None:  # a printing drawn only on request (`boards.ON_REQUEST`)
         scene.board = replace(scene.board, style=random_board_style(rng, "start11", pool, template=board))
@@ -88,6 +88,8 @@ def start11_scene(rng, pool: str = "train", board: str | None = None):
             for j in range(3):
                 u, v = (i - 1) * side, (j - 1) * side
                 _decoy(scene, layout, "plaque", bx + c * u - s_ * v, by + s_ * u + c * v, turn, 0.0, seed + (i + j) % 2)
+    if coins:  # a coin with a "5" had been read as a loose tile
+        _decoys(scene, layout, rng, "coin", 0.2)
     return scene
 
 
@@ -183,7 +185,7 @@ def main(argv=None) -> None:
     ap.add_argument("--base-seed", type=int, default=7100)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--board", help="the board's printing in every scene (a template, e.g. facsimile)")
-    ap.add_argument("--coins", action="store_true", help="numeri: coins round the board (and on it), as decoys")
+    ap.add_argument("--coins", action="store_true", help="coins round the board (and on it), as decoys")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
     jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board, a.coins) for k in range(a.start, a.start + a.count)]
