@@ -31,9 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision import tokens as tokens_mod  # noqa: E402,F401  (registers the Numeri reader)
 from vision.pipeline import Recognizer  # noqa: E402
 from vision.render import random_board_style, random_scene, render  # noqa: E402
+from vision.render.designs import any_stock_tile  # noqa: E402
 
 
-def scene(game: str, k: int, pool: str, seed: int, d6: float, misplaced: float = 0.0, board: str | None = None):
+def scene(game: str, k: int, pool: str, seed: int, d6: float, misplaced: float = 0.0, board: str | None = None,
+          tiles: str | None = None):
     rng = np.random.default_rng([seed, k, 1 if game == "start11" else 2])
     extra = {"variant": "d6"} if game == "numeri" and rng.random() < d6 else {}
     if game == "start11" and misplaced:
@@ -41,17 +43,20 @@ def scene(game: str, k: int, pool: str, seed: int, d6: float, misplaced: float =
     sc = random_scene(game, rng, pool, hand=False, **extra)
     if board is not None:  # a printing drawn only on request (`boards.ON_REQUEST`)
         sc.board = replace(sc.board, style=random_board_style(rng, game, pool, template=board))
+    if tiles == "any-stock":  # a tile family drawn only on request (`designs.TILE_ON_REQUEST`)
+        sc.design = any_stock_tile(sc.design, rng)
     return sc
 
 
 def rendered(game: str, k: int, pool: str, seed: int, d6: float, cache: Path | None, misplaced: float = 0.0,
-             board: str | None = None):
+             board: str | None = None, tiles: str | None = None):
     if cache is not None:
-        name = f"{game}_{pool}_{seed}_{d6}_{misplaced}_{board or ''}_{k:05d}"  # (d6 has a dot: no with_suffix)
+        # (d6 has a dot: no with_suffix)
+        name = f"{game}_{pool}_{seed}_{d6}_{misplaced}_{board or ''}{tiles or ''}_{k:05d}"
         png, js = cache / f"{name}.png", cache / f"{name}.json"
         if js.exists():
             return cv2.imread(str(png)), json.loads(js.read_text())
-    image, truth = render(scene(game, k, pool, seed, d6, misplaced, board))
+    image, truth = render(scene(game, k, pool, seed, d6, misplaced, board, tiles))
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(png), image)
@@ -167,12 +172,12 @@ def run_game(game: str, a) -> dict:
     failures = []
     cache = Path(a.cache) if a.cache else None
     for k in range(a.scenes):
-        image, truth = rendered(game, k, a.pool, a.seed, a.d6, cache, a.misplaced, a.board)
+        image, truth = rendered(game, k, a.pool, a.seed, a.d6, cache, a.misplaced, a.board, a.tiles)
         rec = Recognizer(game)
         if a.truth_board:
             _give_true_board(rec, game, truth, image)
         if a.empty_board and game == "start11":
-            _show_empty_board(rec, scene(game, k, a.pool, a.seed, a.d6, a.misplaced, a.board))
+            _show_empty_board(rec, scene(game, k, a.pool, a.seed, a.d6, a.misplaced, a.board, a.tiles))
         t = time.perf_counter()
         try:
             obs = rec.read(image).to_json()
@@ -285,6 +290,8 @@ def main(argv=None) -> int:
                          "illegal move); prints how many of them are read as the tile they are")
     ap.add_argument("--board", default=None,
                     help="every board in this printing, one drawn only on request (train pool: varied, facsimile)")
+    ap.add_argument("--tiles", default=None, choices=["any-stock"],
+                    help="11!: every tile of this family, drawn only on request (train pool)")
     a = ap.parse_args(argv)
     if a.cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(c) for c in a.cores.split(",")})

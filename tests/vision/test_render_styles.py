@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -244,3 +245,28 @@ def test_the_varied_printing_draws_each_square_as_its_style_says():
             np.testing.assert_allclose(inside, style.inner, atol=0.08)
         else:
             np.testing.assert_allclose(inside, 1.0 - style.tint * (1.0 - ink), atol=0.08)
+
+
+def test_the_any_stock_tile_family_is_drawn_only_on_request_and_spans_materials():
+    """Train scenes on request (board_scenes --tiles any-stock): white to tan or grey stocks, plain,
+    grained or mottled; the pools' random designs never draw it."""
+    from vision.render.designs import TILE_ON_REQUEST, any_stock_tile
+    from vision.render.draw import luminance
+    from vision.render.faces import _tile
+
+    rng = np.random.default_rng(11)
+    assert not {random_design(rng, pool).tile_template for pool in ("train", "holdout") for _ in range(30)} \
+        & set(TILE_ON_REQUEST)
+    designs = [any_stock_tile(random_design(rng, "train"), rng) for _ in range(40)]
+    assert {d.tile_template for d in designs} == {"any-stock"}
+    assert {d.tile_texture for d in designs} == {"none", "grain", "mottle"}
+    assert min(luminance(d.tile_colour) for d in designs) < 0.8 < max(luminance(d.tile_colour) for d in designs)
+    spread = [float(np.ptp(d.tile_colour)) for d in designs]  # tinted stocks (wood, cream) and neutral ones
+    assert min(spread) < 0.03 and max(spread) > 0.2
+    card = {"kind": "number", "value": 1, "color": "blue"}
+    for texture in ("grain", "mottle"):
+        d = next(x for x in designs if x.tile_texture == texture)
+        rough, _ = _tile(card, d, 96, 96)
+        plain, _ = _tile(card, replace(d, tile_texture="none"), 96, 96)
+        band = (slice(30, 66), slice(9, 24))  # stock left of the numeral, inside the bevel
+        assert rough[band].std() > 1.5 * plain[band].std()

@@ -127,6 +127,7 @@ class Design:
     tile_number_scale: float = 0.56
     tile_symbol_filled: bool = True
     tile_gloss: float = 0.35
+    tile_texture: str = "none"  # none|grain|mottle: the stock's surface (wood-tile: grain)
     # Tokens (Numeri)
     token_template: str = "wood-disc"
     token_mm: float = 24.0
@@ -317,6 +318,24 @@ def _apply_card_template(d: Design, rng: np.random.Generator) -> Design:
     if r() < 0.1 and ch.get("indices") != "none":
         ch["index_style"] = str(rng.choice(["circle", "box"]))
     return replace(d, **ch)
+
+
+# Drawn only when asked for (board_scenes --tiles), so the pools' random draws stay as they are.
+# "any-stock": a tile of any light stock (white, cream to tan, grey, a faint tint of any hue; plain,
+# grained or mottled; matte to glossy; sharp to round corners): materials as a family for training.
+TILE_ON_REQUEST = ("any-stock",)
+
+
+def any_stock_tile(d: Design, rng: np.random.Generator) -> Design:
+    u = rng.uniform
+    # warm stocks (paper, wood, bone) may be strongly tinted, others only faintly
+    hue = float(rng.choice([u(20, 60), u(0, 360)]))
+    col = draw.hsv(hue, u(0.0, 0.42 if 20 <= hue <= 60 else 0.12), u(0.7, 0.99))
+    return replace(d, tile_template="any-stock", tile_colour=col, tile_side=draw.scale_colour(col, u(0.6, 0.8)),
+                   tile_gloss=float(u(0.02, 0.6)), tile_corner=float(u(0.02, 0.25)), tile_mm=float(u(19, 23)),
+                   tile_thick_mm=float(u(2.5, 5.0)), tile_number_scale=float(u(0.48, 0.62)),
+                   tile_symbol_filled=bool(rng.random() < 0.6),
+                   tile_texture=str(rng.choice(["none", "grain", "mottle"], p=[0.5, 0.25, 0.25])))
 
 
 def _apply_tile(d: Design, rng: np.random.Generator, pool: str) -> Design:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import zlib
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from . import draw, icons
@@ -706,10 +707,14 @@ def _tile(card: dict, d: Design, W: int, H: int) -> tuple[np.ndarray, np.ndarray
     side = (xs + ys) * 0.5
     shade = 1.0 + bevel * (0.10 * side - 0.04)
     img *= shade[..., None]
-    if d.tile_template == "wood-tile":
+    if d.tile_template == "wood-tile" or d.tile_texture == "grain":
         rng = _rng(d, "tilegrain", card.get("value"), card.get("color"))
         grain = np.sin(ys * rng.uniform(20, 40) + 2.0 * np.sin(xs * 3 + rng.uniform(0, 6))) * 0.025
         img *= (1.0 + grain)[..., None]
+    elif d.tile_texture == "mottle":  # stone or recycled stock: soft blotches
+        rng = _rng(d, "tilemottle", card.get("value"), card.get("color"))
+        blot = cv2.GaussianBlur(rng.normal(0, 1, (H, W)).astype(np.float32), (0, 0), max(1.0, 0.06 * W))
+        img *= (1.0 + 0.04 * blot / max(float(blot.std()), 1e-6))[..., None]
     kind = card.get("kind", "number")
     if kind == "symbol":
         name = str(card.get("value"))

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.layouts import JOKER_NUMBERS, SYMBOLS, load_layout
 from vision.render import random_board_style, random_scene, render
-from vision.render.designs import SUITS
+from vision.render.designs import SUITS, any_stock_tile
 from vision.render.scene import Item, board_to_table
 
 
@@ -157,12 +157,15 @@ MAKERS = {"start11": start11_scene, "numeri": numeri_scene}
 
 
 def _work(args) -> str:
-    out, game, pool, base, k, board, coins = args
+    out, game, pool, base, k, board, coins, tiles = args
     name = f"{game}_{pool}_{base}_{k:05d}"
     target = Path(out) / f"{name}.json"
     if target.exists():
         return name
-    scene = MAKERS[game](np.random.default_rng([base, k]), pool, board, **({"coins": True} if coins else {}))
+    rng = np.random.default_rng([base, k])
+    scene = MAKERS[game](rng, pool, board, **({"coins": True} if coins else {}))
+    if tiles == "any-stock":  # a tile family drawn only on request (`designs.TILE_ON_REQUEST`)
+        scene.design = any_stock_tile(scene.design, rng)
     image, truth = render(scene)
     truth["styles"].update(board=scene.board.style.template, tile=scene.design.tile_template,
                            token=scene.design.token_template, die=scene.design.die_template)
@@ -186,9 +189,11 @@ def main(argv=None) -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--board", help="the board's printing in every scene (a template, e.g. facsimile)")
     ap.add_argument("--coins", action="store_true", help="coins round the board (and on it), as decoys")
+    ap.add_argument("--tiles", choices=["any-stock"], help="11!: every tile of this family (drawn only on request)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board, a.coins) for k in range(a.start, a.start + a.count)]
+    jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board, a.coins, a.tiles)
+            for k in range(a.start, a.start + a.count)]
     if a.workers <= 1:
         for n, job in enumerate(jobs, 1):
             name = _work(job)
