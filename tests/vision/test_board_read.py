@@ -785,10 +785,12 @@ def test_a_die_where_the_die_finder_is_cold_must_be_read_surely(monkeypatch) -> 
     assert [d["value"] for d in Recognizer("numeri").read(image).to_json()["dice"]] == ["star"]
 
 
-def test_an_orange_printed_yellow_is_told_from_red_by_the_boards_own_inks(monkeypatch) -> None:
+def test_an_orange_printed_yellow_is_told_from_red() -> None:
     # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000, #4): the
-    # printing's yellow numerals are orange, and the tile net read its yellow 8 and 10 red, 0.97
-    # sure, though the board's red numerals are crimson and its other yellow ones the same orange.
+    # printing's yellow numerals are orange, and the tile net of stop 40 read its yellow 8 and 10
+    # red, 0.97 sure, though the board's red numerals are crimson and its other yellow ones the
+    # same orange; the board's own inks (`tileinks`, unit-tested in test_tileinks.py) mended it.
+    # The net fine-tuned at stop 41 reads them yellow by itself.
     rng = np.random.default_rng([5000, 4, 1])
     image, truth = render(random_scene("start11", rng, "train", hand=False))
     want = {t["square"].replace("-", ":"): (t["value"], t["color"]) for t in truth["cards"]
@@ -800,9 +802,6 @@ def test_an_orange_printed_yellow_is_told_from_red_by_the_boards_own_inks(monkey
         return {c["square"]: (c["value"], c["color"]) for c in cards if c.get("square") and c["kind"] == "number"}
 
     assert read() == want
-    monkeypatch.setattr(tileinks, "INK_FLOOR", 1.0)  # the ink weighs nothing: the net alone
-    wrong = {s: v for s, v in read().items() if v != want[s]}
-    assert wrong == {"yellow:8": (8, "red"), "yellow:10": (10, "red")}
 
 
 def test_a_neighbouring_tiles_shadow_does_not_make_an_empty_square_look_changed(monkeypatch) -> None:
@@ -828,7 +827,8 @@ def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_
     # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5100, #9): a green
     # 18 and a grey 7 lie beside the board on a plain table, clear and squared in their crops;
     # the tile net, taught that a square printed like a tile's face is "no tile", called them
-    # so (0.97, 0.93). The tile finder's heat there is 0.89.
+    # so (0.97, 0.93; the net of stop 41 still does, and a blue 1 too). The tile finder's heat
+    # there is 0.89.
     rng = np.random.default_rng([5100, 9, 1])
     image, truth = render(random_scene("start11", rng, "train", hand=False))
     want = sorted((t["value"], t["color"]) for t in truth["cards"] if t.get("square") is None)
@@ -840,7 +840,7 @@ def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_
 
     assert loose() == want
     monkeypatch.setattr(board_mod, "LOOSE_HOT", 1.01)  # the net alone says whether a tile is there
-    assert set(want) - set(loose()) == {(18, "green"), (7, "gray")}
+    assert {(18, "green"), (7, "gray")} <= set(want) - set(loose())
 
 
 def test_a_tiles_ink_is_measured_on_its_face_not_on_the_square_round_it(monkeypatch) -> None:
@@ -883,3 +883,24 @@ def test_a_grey_joker_on_its_dark_printed_square_is_read_though_its_pattern_is_t
     assert (got["yellow:7"]["kind"], got["yellow:7"]["value"]) == ("joker", 7)
     monkeypatch.setattr(board_mod, "EMPTY_LIGHT", np.inf)
     assert "yellow:7" not in _read_after_empty(image, bare)
+
+
+@pytest.mark.parametrize("k", [1, 10])
+def test_tiles_of_a_stock_unlike_the_train_templates_are_read_on_a_board_never_seen_empty(k: int) -> None:
+    """Train-pool tables whose tiles are of any stock (`designs.any_stock_tile`: tan, grey,
+    tinted, grained; `vision_boards.py --pool train --tiles any-stock`, seed 5000). The tile net
+    that had learnt the three train templates' near-white stocks read many of their tiles on
+    their squares as "no tile" (5 and 37 on these tables); fine-tuned on stocks as a family, it
+    reads all but one at most."""
+    from vision.render.designs import any_stock_tile
+
+    rng = np.random.default_rng([5000, k, 1])
+    scene = random_scene("start11", rng, "train", hand=False)
+    scene.design = any_stock_tile(scene.design, rng)
+    image, truth = render(scene)
+    got = _by_square(_recognizer("start11", truth, image).read(image).to_json()["cards"])
+    want = [c for c in truth["cards"] if c.get("square")]
+    right = [c for c in want if (g := got.get(str(c["square"]).replace("-", ":"))) is not None
+             and (g["kind"], g["value"], g["color"]) == (c["kind"], c["value"], c["color"])]
+    assert len(want) >= 20 and len(right) >= len(want) - 1
+    assert len(got) <= len(want)  # no empty square read as a tile
