@@ -124,7 +124,8 @@ def _facsimile_look(rng: np.random.Generator) -> tuple[Colour, Colour, str, str]
 
 def _varied_look(rng: np.random.Generator) -> tuple[Colour, Colour, str, str]:
     """A board of any colour, light, mid or dark, with squares filled, tinted or outlined and
-    numerals white, in the row's ink or dark."""
+    numerals white, in the row's ink or dark (on an outlined square's light inside, white is drawn
+    in the row's ink)."""
     u = rng.uniform
     bg = draw.hsv(u(0, 360), u(0.0, 0.6), float(rng.choice([u(0.15, 0.35), u(0.45, 0.75), u(0.85, 0.98)])))
     return (bg, draw.hsv(u(0, 360), u(0.3, 0.7), u(0.4, 0.8)), str(rng.choice(["filled", "tinted", "outlined"])),
