@@ -20,7 +20,6 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision import tokens as tokens_mod  # noqa: E402,F401  (registers the Numeri reader)
 from vision.pipeline import Recognizer  # noqa: E402
-from vision.render import random_board_style, random_scene, render  # noqa: E402
+from vision.render import random_scene, render  # noqa: E402
 
 
 def scene(game: str, k: int, pool: str, seed: int, d6: float, misplaced: float = 0.0, board: str | None = None,
@@ -40,12 +39,10 @@ def scene(game: str, k: int, pool: str, seed: int, d6: float, misplaced: float =
     if game == "start11" and misplaced:
         extra["misplaced"] = misplaced
     sc = random_scene(game, rng, pool, hand=False, **extra)
-    if board is not None:  # a printing drawn only on request (`boards.ON_REQUEST`)
-        sc.board = replace(sc.board, style=random_board_style(rng, game, pool, template=board))
-    if tiles == "any-stock":  # a tile family drawn only on request (`designs.TILE_ON_REQUEST`)
-        from vision.render.designs import any_stock_tile  # here: vision_speed_ab runs older trees' code
+    if board is not None or tiles is not None:
+        from vision.render import on_request  # here: vision_speed_ab runs older trees' code
 
-        sc.design = any_stock_tile(sc.design, rng)
+        on_request(sc, rng, board, tiles)
     return sc
 
 

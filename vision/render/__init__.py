@@ -15,7 +15,7 @@ lights and board printings, so accuracy can be measured on styles never used in 
 
 from __future__ import annotations
 
-from .arrange import OVERRIDES, random_hand_over, random_scene
+from .arrange import OVERRIDES, on_request, random_hand_over, random_scene
 from .boards import BOARD_TEMPLATES, BoardStyle, board_templates, random_board_style
 from .camera import Camera, CameraSpec
 from .designs import (
@@ -120,6 +120,7 @@ __all__ = [
     "hershey_typefaces",
     "is_ambiguous",
     "lights",
+    "on_request",
     "place_card_changes",
     "random_board_style",
     "random_camera",

@@ -15,15 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.layouts import JOKER_NUMBERS, SYMBOLS, load_layout
-from vision.render import random_board_style, random_scene, render
-from vision.render.designs import SUITS, any_stock_tile
+from vision.render import on_request, random_scene, render
+from vision.render.designs import SUITS
 from vision.render.scene import Item, board_to_table
 
 
@@ -57,8 +56,7 @@ def _board_point(scene, layout, x: float, y: float) -> tuple[float, float]:
 
 def start11_scene(rng, pool: str = "train", board: str | None = None, coins: bool = False):
     scene = random_scene("start11", rng, pool, hand=False)
-    if board is not None:  # a printing drawn only on request (`boards.ON_REQUEST`)
-        scene.board = replace(scene.board, style=random_board_style(rng, "start11", pool, template=board))
+    on_request(scene, rng, board=board)
     layout = load_layout("start11")
     scene.items = [it for it in scene.items if it.group != "board"]
     fill = rng.uniform(0.15, 0.95)
@@ -116,8 +114,7 @@ def _decoys(scene, layout, rng, name: str, on_board: float) -> None:
 def numeri_scene(rng, pool: str = "train", board: str | None = None, coins: bool = False):
     variant = "d6" if rng.random() < 0.35 else None
     scene = random_scene("numeri", rng, pool, hand=False, **({"variant": variant} if variant else {}))
-    if board is not None:
-        scene.board = replace(scene.board, style=random_board_style(rng, "numeri", pool, template=board))
+    on_request(scene, rng, board=board)
     layout = load_layout("numeri")
     scene.items = [it for it in scene.items if it.group != "board"]
     fill = rng.uniform(0.15, 0.8)
@@ -163,9 +160,8 @@ def _work(args) -> str:
     if target.exists():
         return name
     rng = np.random.default_rng([base, k])
-    scene = MAKERS[game](rng, pool, board, **({"coins": True} if coins else {}))
-    if tiles == "any-stock":  # a tile family drawn only on request (`designs.TILE_ON_REQUEST`)
-        scene.design = any_stock_tile(scene.design, rng)
+    scene = MAKERS[game](rng, pool, board, coins)
+    on_request(scene, rng, tiles=tiles)
     image, truth = render(scene)
     truth["styles"].update(board=scene.board.style.template, tile=scene.design.tile_template,
                            token=scene.design.token_template, die=scene.design.die_template)
