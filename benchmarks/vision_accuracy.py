@@ -35,14 +35,19 @@ COUNT_SHARE = 0.2
 _REC: dict = {}
 
 
-def make_scene(game: str, seed: int, k: int, pool: str):
+def make_scene(game: str, seed: int, k: int, pool: str, cards: str | None = None):
     from vision.render import random_scene
 
     rng = np.random.default_rng([seed, k])
     kw = {"hand": False}
     if rng.random() < COUNT_SHARE:
         kw["mode"] = "count"
-    return random_scene(game, rng, pool, **kw)
+    scene = random_scene(game, rng, pool, **kw)
+    if cards is not None:
+        from vision.render import on_request  # here: vision_speed_ab runs older trees' code
+
+        on_request(scene, rng, cards=cards)
+    return scene
 
 
 def _true_detections(truth: dict, rng: np.random.Generator) -> list:
@@ -93,7 +98,7 @@ def _region_rereads(rec, image: np.ndarray, truth: dict, full, n: int,
 
 
 def _job(args):
-    game, seed, k, pool, indices, condition, true_outlines, settings, regions = args
+    game, seed, k, pool, indices, condition, true_outlines, settings, regions, cards = args
     from vision.pipeline import Recognizer, RecognizerConfig
     from vision.render import render
     from vision.train.evaluate import FULL, condition_scene, score_scene
@@ -101,7 +106,7 @@ def _job(args):
     if condition:
         scene = condition_scene(game, condition, seed * 1000 + k, size=FULL, distractors=True)
     else:
-        scene = make_scene(game, seed, k, pool)
+        scene = make_scene(game, seed, k, pool, cards)
     image, truth = render(scene)
     key = (game, indices)
     if key not in _REC:
@@ -137,6 +142,8 @@ def _layout(truth: dict) -> str:
 
 
 def main() -> None:
+    from vision.render.designs import CARD_ON_REQUEST
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenes", type=int, default=200)
     ap.add_argument("--seed", type=int, default=3000)
@@ -153,6 +160,8 @@ def main() -> None:
                          " warm, blur, overlap, light table, loose spread), --scenes per condition")
     ap.add_argument("--regions", type=int, default=0, metavar="N",
                     help="after each full read, re-read N of the table's cards one at a time in their regions")
+    ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
+                    help="cards of a family drawn only on request (designs.CARD_ON_REQUEST), e.g. any-stock")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.7")
     a = ap.parse_args()
@@ -174,10 +183,12 @@ def main() -> None:
 
     games = a.games.split(",")
     if a.conditions:
-        jobs = [(games[k % len(games)], a.seed, k, "holdout", a.indices, cond, a.true_outlines, settings, a.regions)
+        jobs = [(games[k % len(games)], a.seed, k, "holdout", a.indices, cond, a.true_outlines, settings, a.regions,
+                 None)
                 for cond in CONDITIONS for k in range(a.scenes)]
     else:
-        jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines, settings, a.regions)
+        jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines, settings, a.regions,
+                 a.cards)
                 for k in range(a.scenes)]
     total = Score()
     by: dict[str, dict[str, Score]] = defaultdict(lambda: defaultdict(Score))
@@ -194,7 +205,7 @@ def main() -> None:
             if not a.json and n % 20 == 0:
                 print(f"  {n}/{len(jobs)} scenes, {time.time() - t0:.0f} s", flush=True)
     summ = total.summary()
-    summ.update(pool=a.pool, seed=a.seed, indices=a.indices, settings=settings,
+    summ.update(pool=a.pool, seed=a.seed, cards=a.cards, indices=a.indices, settings=settings,
                 read_ms_median_loaded_machine=float(np.median(times)))
     if reread[0]:
         summ["region_reread"] = {"cards": int(reread[0]), "exact_full_read": round(float(reread[1] / reread[0]), 4),

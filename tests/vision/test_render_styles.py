@@ -274,3 +274,42 @@ def test_the_any_stock_tile_family_is_drawn_only_on_request_and_spans_materials(
         plain, _ = _tile(card, replace(d, tile_texture="none"), 96, 96)
         band = (slice(30, 66), slice(9, 24))  # stock left of the numeral, inside the bevel
         assert rough[band].mean(axis=2).std() > 1.5 * plain[band].mean(axis=2).std()  # lightness varies
+
+
+def test_the_card_families_are_drawn_only_on_request_legibly_and_without_held_out_elements():
+    """Train scenes on request (scenes --cards any-stock|mixed): stocks from white to grey or tan,
+    inks beyond the pools' ranges; "mixed" combines the train templates' elements freely, never
+    the held-out templates' own, and keeps every corner index legible on a coloured band or frame."""
+    from vision.render import on_request
+    from vision.render.designs import CARD_ON_REQUEST, CARD_TEMPLATES, any_stock_card, mixed_card
+    from vision.render.draw import luminance
+
+    rng = np.random.default_rng(12)
+    assert not {random_design(rng, pool).template for pool in ("train", "holdout") for _ in range(30)} \
+        & set(CARD_ON_REQUEST)
+    scene = random_scene("elevens", np.random.default_rng(2), "train", hand=False)
+    with pytest.raises(ValueError, match="no card family 'gold'"):
+        on_request(scene, rng, cards="gold")
+    before = scene.design
+    on_request(scene, rng, cards="mixed")
+    assert scene.design.template == "mixed"
+    assert (scene.design.card_w, scene.design.card_h) == (before.card_w, before.card_h)  # the layout still fits
+
+    stocks = [any_stock_card(random_design(rng, "train"), rng).stock for _ in range(40)]
+    assert min(luminance(s) for s in stocks) < 0.85 < max(luminance(s) for s in stocks)
+    mixed = [mixed_card(random_design(rng, "train"), rng) for _ in range(80)]
+    held_out = {"corner_blocks", "gradient", "edge_stripe", "diagonal", "hollow", "inverse"}
+    assert CARD_TEMPLATES["corner-blocks"] == "holdout"
+    assert len({d.background for d in mixed}) >= 6 and len({d.numeral_style for d in mixed}) >= 5
+    assert not {d.background for d in mixed} & held_out and not {d.numeral_style for d in mixed} & held_out
+    assert {d.indices for d in mixed} == {"tl_br", "four", "none"}
+
+    card = {"kind": "number", "value": 7, "color": "blue"}
+    inked = [d for d in mixed if d.indices != "none" and d.index_style == "plain"
+             and (d.background in ("solid", "bands") or d.frame == "thick")]
+    assert len(inked) >= 5
+    for d in inked:
+        img = render_card(card, d, 240)[..., :3].astype(np.float32).mean(axis=2)
+        h, w = img.shape
+        corner = img[int(0.03 * h):int(0.03 * h + 0.2 * h), int(0.04 * w):int(0.04 * w + 0.2 * w)]
+        assert np.ptp(corner) > 60, d.name  # the index stands out from the band or frame it is printed on

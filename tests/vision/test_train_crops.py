@@ -82,11 +82,14 @@ def test_a_fragment_of_an_index_is_taught_as_no_card(twenty):
 
 def test_every_card_face_of_a_rendered_scene_gets_its_crops(tmp_path):
     """The scene's cards are matched to the items drawn (whose outlines the truth rounds to
-    0.01 px, the cards' to 0.1 px): none may be lost, or its corners are never taught."""
+    0.01 px, the cards' to 0.1 px): none may be lost, or its corners are never taught. A scene of
+    a card family drawn on request is drawn again in that family, whose design the crops use."""
     total = 0
     for k in range(3):
-        name = _work((str(tmp_path), "train", 17000, k, True, 0.5, 0.2))
+        family = "mixed" if k == 2 else None
+        name = _work((str(tmp_path), "train", 17000, k, True, 0.5, 0.2, family))
         sc = _load_scene(str(tmp_path / f"{name}.jpg"), 98)
+        assert (sc.design.template == "mixed") == (family == "mixed")
         faces = [c for i, c in enumerate(sc.truth["cards"])
                  if c.get("kind") in ("number", "joker", "link", "bonus", "bull") and i not in sc.under]
         named = list(_named_cards(sc))

@@ -20,7 +20,16 @@ from . import hands
 from .boards import random_board_style
 from .camera import Camera, CameraSpec
 from .compose import rect_mm
-from .designs import SUITS, TILE_ON_REQUEST, Design, any_stock_tile, random_design
+from .designs import (
+    CARD_ON_REQUEST,
+    SUITS,
+    TILE_ON_REQUEST,
+    Design,
+    any_stock_card,
+    any_stock_tile,
+    mixed_card,
+    random_design,
+)
 from .fonts import check_pool
 from .optics import LightSpec, random_camera, random_light
 from .scene import DEFAULT_SIZE, GAMES, BoardPlacement, Item, Scene, board_to_table, item_size
@@ -30,15 +39,21 @@ OVERRIDES = ("size", "design", "table", "light", "camera", "hand", "distractors"
              "seed", "view_w_mm", "angle", "misplaced")
 
 
-def on_request(scene: Scene, rng: np.random.Generator, board: str | None = None, tiles: str | None = None) -> None:
-    """Gives `scene` a board printing and a tile family drawn only when asked for (`boards.ON_REQUEST`,
-    `designs.TILE_ON_REQUEST`), for training and measuring on them; None leaves that part as it is."""
+def on_request(scene: Scene, rng: np.random.Generator, board: str | None = None, tiles: str | None = None,
+               cards: str | None = None) -> None:
+    """Gives `scene` a board printing, a tile family or a card family drawn only when asked for
+    (`boards.ON_REQUEST`, `designs.TILE_ON_REQUEST`, `designs.CARD_ON_REQUEST`), for training and
+    measuring on them; None leaves that part as it is."""
     if board is not None:
         scene.board = replace(scene.board, style=random_board_style(rng, scene.game, scene.pool, template=board))
     if tiles is not None:
         if tiles not in TILE_ON_REQUEST:
             raise ValueError(f"no tile family {tiles!r}; expected one of {TILE_ON_REQUEST}")
         scene.design = any_stock_tile(scene.design, rng)
+    if cards is not None:
+        if cards not in CARD_ON_REQUEST:
+            raise ValueError(f"no card family {cards!r}; expected one of {CARD_ON_REQUEST}")
+        scene.design = (mixed_card if cards == "mixed" else any_stock_card)(scene.design, rng)
 
 
 def random_scene(game: str, rng: np.random.Generator, pool: str = "train", **overrides) -> Scene:

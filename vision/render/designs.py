@@ -320,6 +320,51 @@ def _apply_card_template(d: Design, rng: np.random.Generator) -> Design:
     return replace(d, **ch)
 
 
+# Drawn only when asked for (vision_accuracy.py --cards, scenes --cards), so the pools' random draws
+# stay as they are. Cards as families, for measuring and training on them:
+# "any-stock": a design's card stock of any light colour (white to grey, cream to tan, a faint tint of
+#   any hue) and suit inks anywhere a printer might put them (near-pure primaries included), with any
+#   numeral and index size;
+# "mixed": any-stock, and the train templates' elements (background, frame, numeral and index
+#   styles) combined independently, where each template fixes one combination. The held-out
+#   templates' own elements (corner blocks, gradient, edge stripe, diagonal; hollow and inverse
+#   numerals) stay out, and so do indices in the two top corners only (the recogniser reads
+#   indices at diagonal corners, as nearly every deck prints them).
+CARD_ON_REQUEST = ("any-stock", "mixed")
+
+
+def any_stock_card(d: Design, rng: np.random.Generator) -> Design:
+    u = rng.uniform
+    hue = float(rng.choice([u(25, 60), u(0, 360)]))
+    stock = draw.hsv(hue, u(0.0, 0.22 if 25 <= hue <= 60 else 0.08), u(0.80, 0.99))
+    inks = dict(d.inks)
+    inks.update(yellow=draw.hsv(u(24, 62), u(0.6, 1.0), u(0.82, 1.0)),
+                red=draw.hsv(u(-15, 12), u(0.6, 1.0), u(0.6, 0.95)),
+                blue=draw.hsv(u(195, 250), u(0.55, 1.0), u(0.4, 0.9)),
+                green=draw.hsv(u(90, 165), u(0.5, 1.0), u(0.38, 0.8)))
+    return replace(d, stock=stock, inks=tuple(inks.items()),
+                   numeral_scale=float(u(0.30, 0.58)), index_scale=float(u(0.08, 0.16)))
+
+
+def mixed_card(d: Design, rng: np.random.Generator) -> Design:
+    u, pick = rng.uniform, (lambda *xs: str(rng.choice(xs)))
+    d = any_stock_card(d, rng)
+    background = pick("plain", "plain", "tint", "solid", "pattern", "blobs", "bands", "collage")
+    strength = {"blobs": u(0.3, 0.7), "bands": u(0.12, 0.22), "solid": 0.2}.get(background, u(0.06, 0.35))
+    frame = pick("none", "none", "line", "double", "thick")
+    indices = str(rng.choice(["tl_br", "four", "none"], p=[0.55, 0.35, 0.1]))
+    return replace(d, template="mixed", background=background, bg_strength=float(strength),
+                   pattern=pick("dots", "stripes", "diamonds", "waves", "grid"), frame=frame,
+                   frame_width=float(u(0.07, 0.12) if frame == "thick" else u(0.02, 0.05)),
+                   frame_ink=pick("suit", "suit", "black", "gray"),
+                   print_margin=float(rng.choice([0.0, u(0.03, 0.07)], p=[0.6, 0.4])),
+                   numeral_style=pick("fill", "fill", "outline_dark", "outline_white", "shadow", "badge"),
+                   numeral_weight=float(u(0.04, 0.1)), indices=indices,
+                   index_style=str(rng.choice(["plain", "circle", "box"], p=[0.7, 0.15, 0.15])),
+                   index_on_colour=True,  # else an index on a solid band, block or frame is ink on ink
+                   ambiguity_mark=str(rng.choice(["underline", "dot", "none"], p=[0.6, 0.2, 0.2])))
+
+
 # Drawn only when asked for (board_scenes --tiles), so the pools' random draws stay as they are.
 # "any-stock": a tile of any light stock (white, cream to tan, grey, a faint tint of any hue; plain,
 # grained or mottled; matte to glossy; sharp to round corners): materials as a family for training.

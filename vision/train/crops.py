@@ -472,7 +472,7 @@ def _load_scene(path: str, salt: int) -> _Scene:
     pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", Path(path).stem).groups()
     truth = json.loads(Path(path[:-4] + ".json").read_text())
     design = scene_for(pool, [int(base), int(k)], overlap=truth.get("overlap", 0.0),
-                       count_share=truth.get("count_share", COUNT_SHARE)).design
+                       count_share=truth.get("count_share", COUNT_SHARE), cards=truth.get("cards_family")).design
     img = cv2.imread(path)
     hp = Path(path[:-4] + "_hand.png")
     hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None

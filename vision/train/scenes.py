@@ -18,8 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.render import Camera, random_scene, render, render_static
+from vision.render import Camera, on_request, random_scene, render, render_static
 from vision.render.compose import rect_mm
+from vision.render.designs import CARD_ON_REQUEST
 from vision.render.scene import item_size
 
 # Game mix: card games the recogniser reads, plus a few board scenes as negatives (tiles and
@@ -33,9 +34,10 @@ ROW_GAMES = ("elfer-raus", "elevens", "elfer-raus-junior")
 
 
 def scene_for(pool: str, seed: list[int], game: str | None = None, overlap: float = 0.0,
-              count_share: float = COUNT_SHARE, **overrides):
+              count_share: float = COUNT_SHARE, cards: str | None = None, **overrides):
     """A random scene; `overlap`: extra share of row-game scenes forced into overlapping rows
-    (the hardest layout to find cards in); `count_share`: share of card scenes spread loose."""
+    (the hardest layout to find cards in); `count_share`: share of card scenes spread loose;
+    `cards`: a card family drawn only on request (`designs.CARD_ON_REQUEST`), or the pool's."""
     rng = np.random.default_rng(seed)
     if game is None:
         names, p = zip(*GAME_MIX, strict=True)
@@ -44,7 +46,10 @@ def scene_for(pool: str, seed: list[int], game: str | None = None, overlap: floa
         overrides["mode"] = "count"
     elif game in ROW_GAMES and "mode" not in overrides and overlap and rng.random() < overlap:
         overrides["mode"] = "overlap"
-    return random_scene(game, rng, pool, **overrides)
+    scene = random_scene(game, rng, pool, **overrides)
+    if cards is not None:
+        on_request(scene, rng, cards=cards)
+    return scene
 
 
 def render_with_geometry(scene) -> tuple[np.ndarray, dict, np.ndarray | None]:
@@ -90,17 +95,19 @@ def item_outlines(scene) -> list[dict]:
 
 
 def _work(args) -> str:
-    out, pool, base, k, hand, overlap, count_share = args
+    out, pool, base, k, hand, overlap, count_share, cards = args
     name = f"{pool}_{base}_{k:05d}"
     if (Path(out) / f"{name}.json").exists():
         return name
-    scene = scene_for(pool, [base, k], overlap=overlap, count_share=count_share, **({} if hand else {"hand": False}))
+    scene = scene_for(pool, [base, k], overlap=overlap, count_share=count_share, cards=cards,
+                      **({} if hand else {"hand": False}))
     image, truth, mask = render_with_geometry(scene)
     truth["styles"]["design_template"] = scene.design.template
     truth["styles"]["typeface"] = scene.design.typeface.name
     truth["card_size_mm"] = [scene.design.card_w, scene.design.card_h]
     truth["overlap"] = overlap  # `scene_for` needs these to draw the same scene again
     truth["count_share"] = count_share
+    truth["cards_family"] = cards
     cv2.imwrite(str(Path(out) / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if mask is not None:
         cv2.imwrite(str(Path(out) / f"{name}_hand.png"), (mask > 0.5).astype(np.uint8) * 255)
@@ -120,10 +127,12 @@ def main(argv=None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--overlap", type=float, default=0.0, help="extra share of row scenes in overlapping rows")
     ap.add_argument("--count-share", type=float, default=COUNT_SHARE, help="share of card scenes spread loose")
+    ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
+                    help="cards of a family drawn only on request (designs.CARD_ON_REQUEST), e.g. mixed")
     ap.add_argument("--no-hand", action="store_true", help="no hand over the table (evaluation sets)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap, a.count_share)
+    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap, a.count_share, a.cards)
             for k in range(a.start, a.start + a.count)]
     with mp.Pool(a.workers) as pool:
         for n, name in enumerate(pool.imap_unordered(_work, jobs), 1):
