@@ -20,16 +20,7 @@ from . import hands
 from .boards import random_board_style
 from .camera import Camera, CameraSpec
 from .compose import rect_mm
-from .designs import (
-    CARD_ON_REQUEST,
-    SUITS,
-    TILE_ON_REQUEST,
-    Design,
-    any_stock_card,
-    any_stock_tile,
-    mixed_card,
-    random_design,
-)
+from .designs import SUITS, TILE_ON_REQUEST, Design, any_stock_tile, card_family, random_design
 from .fonts import check_pool
 from .optics import LightSpec, random_camera, random_light
 from .scene import DEFAULT_SIZE, GAMES, BoardPlacement, Item, Scene, board_to_table, item_size
@@ -51,9 +42,7 @@ def on_request(scene: Scene, rng: np.random.Generator, board: str | None = None,
             raise ValueError(f"no tile family {tiles!r}; expected one of {TILE_ON_REQUEST}")
         scene.design = any_stock_tile(scene.design, rng)
     if cards is not None:
-        if cards not in CARD_ON_REQUEST:
-            raise ValueError(f"no card family {cards!r}; expected one of {CARD_ON_REQUEST}")
-        scene.design = (mixed_card if cards == "mixed" else any_stock_card)(scene.design, rng)
+        scene.design = card_family(scene.design, rng, cards)
 
 
 def random_scene(game: str, rng: np.random.Generator, pool: str = "train", **overrides) -> Scene:

@@ -365,6 +365,13 @@ def mixed_card(d: Design, rng: np.random.Generator) -> Design:
                    ambiguity_mark=str(rng.choice(["underline", "dot", "none"], p=[0.6, 0.2, 0.2])))
 
 
+def card_family(d: Design, rng: np.random.Generator, family: str) -> Design:
+    """`d` with its cards drawn from `family`, one of `CARD_ON_REQUEST`."""
+    if family not in CARD_ON_REQUEST:
+        raise ValueError(f"no card family {family!r}; expected one of {CARD_ON_REQUEST}")
+    return (mixed_card if family == "mixed" else any_stock_card)(d, rng)
+
+
 # Drawn only when asked for (board_scenes --tiles), so the pools' random draws stay as they are.
 # "any-stock": a tile of any light stock (white, cream to tan, grey, a faint tint of any hue; plain,
 # grained or mottled; matte to glossy; sharp to round corners): materials as a family for training.

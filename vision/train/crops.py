@@ -43,7 +43,7 @@ from vision.classify import (
     warp_crop,
 )
 from vision.render import random_design, render_card
-from vision.render.designs import SUITS
+from vision.render.designs import CARD_ON_REQUEST, SUITS, card_family
 from vision.render.faces import centre_region, default_heads, index_regions
 
 CLS = {c: i for i, c in enumerate(CARD_CLASSES)}
@@ -401,9 +401,11 @@ def _idx_regions_canonical(card: dict, design) -> list:
 
 
 def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, scene_dir, per_face, template, widths = args
+    seed, scene_dir, per_face, template, widths, cards = args
     rng = np.random.default_rng([seed, 17])
     design = random_design(rng, "train", template=template)
+    if cards is not None:
+        design = card_family(design, rng, cards)
     bg = Backgrounds(scene_dir, rng, n=6)
     cards = card_set(rng)
     faces = [render_card(c, design, FACE_H) for c in cards]
@@ -745,6 +747,8 @@ def main(argv=None) -> None:
                     help="with --at-detections: a covered corner showing another card's index askew is 'none'")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
+    ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
+                    help="synthetic: designs of a card family drawn only on request (designs.CARD_ON_REQUEST)")
     ap.add_argument("--widths", type=float, nargs=2, default=WIDTHS, help="synthetic: card widths in pixels (min max)")
     a = ap.parse_args(argv)
     if a.from_scenes:
@@ -755,7 +759,7 @@ def main(argv=None) -> None:
             jobs, fn = [(p, a.jitter) for p in paths], scene_crops
         groups = list(range(len(jobs)))
     else:
-        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths)) for i in range(a.designs)]
+        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths), a.cards) for i in range(a.designs)]
         fn = synth_design
         groups = [a.seed0 + i for i in range(a.designs)]
     X, Y, K, G = [], [], [], []
