@@ -25,10 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's vision, not the installed one
 
 GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
 COUNT_SHARE = 0.2
