@@ -192,6 +192,7 @@ def main(argv=None) -> None:
             torch.save(model.state_dict(), ckpt)
     torch.save(model.state_dict(), ckpt)
     out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
     export_onnx(model, str(out / f"{finder.model}.onnx"), (3, 128, 128), dynamic_hw=True)
     (out / f"{finder.model}.json").write_text(json.dumps(
         {"px_per_mm": finder.px_per_mm, "stride": finder.stride, "steps": a.steps, "scenes": len(files)}) + "\n")
