@@ -353,7 +353,8 @@ def mixed_card(d: Design, rng: np.random.Generator) -> Design:
     strength = {"blobs": u(0.3, 0.7), "bands": u(0.12, 0.22), "solid": 0.2}.get(background, u(0.06, 0.35))
     frame = pick("none", "none", "line", "double", "thick")
     indices = str(rng.choice(["tl_br", "four", "none"], p=[0.55, 0.35, 0.1]))
-    return replace(d, template="mixed", background=background, bg_strength=float(strength),
+    return replace(d, template="mixed", name=f"mixed/{d.typeface.name}#{_seed_name(d.seed)}",
+                   background=background, bg_strength=float(strength),
                    pattern=pick("dots", "stripes", "diamonds", "waves", "grid"), frame=frame,
                    frame_width=float(u(0.07, 0.12) if frame == "thick" else u(0.02, 0.05)),
                    frame_ink=pick("suit", "suit", "black", "gray"),

@@ -401,11 +401,11 @@ def _idx_regions_canonical(card: dict, design) -> list:
 
 
 def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, scene_dir, per_face, template, widths, cards = args
+    seed, scene_dir, per_face, template, widths, family = args
     rng = np.random.default_rng([seed, 17])
     design = random_design(rng, "train", template=template)
-    if cards is not None:
-        design = card_family(design, rng, cards)
+    if family is not None:
+        design = card_family(design, rng, family)
     bg = Backgrounds(scene_dir, rng, n=6)
     cards = card_set(rng)
     faces = [render_card(c, design, FACE_H) for c in cards]
