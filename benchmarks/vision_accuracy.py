@@ -40,17 +40,14 @@ _REC: dict = {}
 
 
 def make_scene(game: str, seed: int, k: int, pool: str, cards: str | None = None):
-    from vision.render import random_scene
+    from vision.render import on_request, random_scene
 
     rng = np.random.default_rng([seed, k])
     kw = {"hand": False}
     if rng.random() < COUNT_SHARE:
         kw["mode"] = "count"
     scene = random_scene(game, rng, pool, **kw)
-    if cards is not None:
-        from vision.render import on_request  # here: vision_speed_ab runs older trees' code
-
-        on_request(scene, rng, cards=cards)
+    on_request(scene, rng, cards=cards)  # None: the pool's own cards
     return scene
 
 

@@ -892,11 +892,11 @@ def test_tiles_of_a_stock_unlike_the_train_templates_are_read_on_a_board_never_s
     that had learnt the three train templates' near-white stocks read many of their tiles on
     their squares as "no tile" (5 and 37 on these tables); fine-tuned on stocks as a family, it
     reads all but one at most."""
-    from vision.render.designs import any_stock_tile
+    from vision.render import on_request
 
     rng = np.random.default_rng([5000, k, 1])
     scene = random_scene("start11", rng, "train", hand=False)
-    scene.design = any_stock_tile(scene.design, rng)
+    on_request(scene, rng, tiles="any-stock")
     image, truth = render(scene)
     got = _by_square(_recognizer("start11", truth, image).read(image).to_json()["cards"])
     want = [c for c in truth["cards"] if c.get("square")]

@@ -20,7 +20,7 @@ from . import hands
 from .boards import random_board_style
 from .camera import Camera, CameraSpec
 from .compose import rect_mm
-from .designs import SUITS, TILE_ON_REQUEST, Design, any_stock_tile, card_family, random_design
+from .designs import SUITS, Design, card_family, random_design, tile_family
 from .fonts import check_pool
 from .optics import LightSpec, random_camera, random_light
 from .scene import DEFAULT_SIZE, GAMES, BoardPlacement, Item, Scene, board_to_table, item_size
@@ -38,9 +38,7 @@ def on_request(scene: Scene, rng: np.random.Generator, board: str | None = None,
     if board is not None:
         scene.board = replace(scene.board, style=random_board_style(rng, scene.game, scene.pool, template=board))
     if tiles is not None:
-        if tiles not in TILE_ON_REQUEST:
-            raise ValueError(f"no tile family {tiles!r}; expected one of {TILE_ON_REQUEST}")
-        scene.design = any_stock_tile(scene.design, rng)
+        scene.design = tile_family(scene.design, rng, tiles)
     if cards is not None:
         scene.design = card_family(scene.design, rng, cards)
 

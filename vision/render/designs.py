@@ -127,7 +127,7 @@ class Design:
     tile_number_scale: float = 0.56
     tile_symbol_filled: bool = True
     tile_gloss: float = 0.35
-    tile_texture: str = "none"  # none|grain|mottle: the stock's surface (wood-tile: grain)
+    tile_texture: str = "none"  # none|grain|mottle: the stock's surface (the wood-tile template: grain)
     # Tokens (Numeri)
     token_template: str = "wood-disc"
     token_mm: float = 24.0
@@ -391,6 +391,13 @@ def any_stock_tile(d: Design, rng: np.random.Generator) -> Design:
                    tile_texture=str(rng.choice(["none", "grain", "mottle"], p=[0.5, 0.25, 0.25])))
 
 
+def tile_family(d: Design, rng: np.random.Generator, family: str) -> Design:
+    """`d` with its tiles drawn from `family`, one of `TILE_ON_REQUEST`."""
+    if family not in TILE_ON_REQUEST:
+        raise ValueError(f"no tile family {family!r}; expected one of {TILE_ON_REQUEST}")
+    return any_stock_tile(d, rng)
+
+
 def _apply_tile(d: Design, rng: np.random.Generator, pool: str) -> Design:
     tpl = str(rng.choice(templates("tile", pool)))
     if tpl == "ivory-plastic":
@@ -411,7 +418,7 @@ def _apply_tile(d: Design, rng: np.random.Generator, pool: str) -> Design:
     return replace(d, tile_template=tpl, tile_colour=col, tile_side=side, tile_gloss=float(gloss),
                    tile_corner=float(corner), tile_mm=float(rng.uniform(19, 23)),
                    tile_thick_mm=float(rng.uniform(2.5, 5.0)), tile_number_scale=float(rng.uniform(0.48, 0.62)),
-                   tile_symbol_filled=bool(rng.random() < 0.6))
+                   tile_symbol_filled=bool(rng.random() < 0.6), tile_texture="grain" if tpl == "wood-tile" else "none")
 
 
 def _apply_token(d: Design, rng: np.random.Generator, pool: str) -> Design:

@@ -707,7 +707,7 @@ def _tile(card: dict, d: Design, W: int, H: int) -> tuple[np.ndarray, np.ndarray
     side = (xs + ys) * 0.5
     shade = 1.0 + bevel * (0.10 * side - 0.04)
     img *= shade[..., None]
-    if d.tile_template == "wood-tile" or d.tile_texture == "grain":
+    if d.tile_texture == "grain":
         rng = _rng(d, "tilegrain", card.get("value"), card.get("color"))
         grain = np.sin(ys * rng.uniform(20, 40) + 2.0 * np.sin(xs * 3 + rng.uniform(0, 6))) * 0.025
         img *= (1.0 + grain)[..., None]

@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.layouts import JOKER_NUMBERS, SYMBOLS, load_layout
 from vision.render import on_request, random_scene, render
-from vision.render.designs import SUITS
+from vision.render.designs import SUITS, TILE_ON_REQUEST
 from vision.render.scene import Item, board_to_table
 
 
@@ -185,7 +185,7 @@ def main(argv=None) -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--board", help="the board's printing in every scene (a template, e.g. facsimile)")
     ap.add_argument("--coins", action="store_true", help="coins round the board (and on it), as decoys")
-    ap.add_argument("--tiles", choices=["any-stock"], help="11!: every tile of this family (drawn only on request)")
+    ap.add_argument("--tiles", choices=TILE_ON_REQUEST, help="11!: every tile of this family (drawn only on request)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
     jobs = [(a.out, a.game, a.pool, a.base_seed, k, a.board, a.coins, a.tiles)
