@@ -97,6 +97,10 @@ TURN_MOVES = tuple((0.0, 0.0, a) for a in OUTLINE_TURNS)
 # first pass that sees no card whole (at "any card at all" >= 0.9, a pass seeing cards twice
 # their size was vouched for by crops holding two real cards; train pool 91.79 -> 92.09 %).
 MIDDLE_IS_CARD = 0.9
+# Share of its middle an outline must show for its crop to vouch so (under `centre_visible`: a heap
+# at the border may show no card's middle more whole; train elevens 8000 #113 showed 0.78 at
+# most, no pass vouched, and the bands round its indices were taken for the cards: none read).
+VOUCH_CENTRE = 0.7
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
 # Two neighbours of a row whose numbers jump (a 9 beside a 12) have cards between them that the
 # detector did not split: in a tight row two narrow strips can make one outline. The stretch
@@ -586,7 +590,8 @@ class Recognizer:
     def _middles_read_as_cards(self, image: np.ndarray, dets: list[Detection]) -> bool:
         """Whether one of the outlines whose middle shows reads surely as a card of the deck (its
         whole-card crop): it vouches for the card size they were found at (`Detector.find_scale`)."""
-        seen = [d for d in dets if d.visible.get("centre", 0) >= self.config.centre_visible and d.inside]
+        seen = [d for d in dets if d.visible.get("centre", 0) >= min(VOUCH_CENTRE, self.config.centre_visible)
+                and d.inside]
         if not seen:
             return False
         pyr = Pyramid(image)
