@@ -29,7 +29,6 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import cv2
@@ -467,31 +466,6 @@ def _row_colours(members: list[_Card]) -> None:
         name, share, votes = _row_colour([m for m in members if m is not c])
         if name is not None and name != c.colour and share >= ROW_COLOUR_SHARE and votes >= ROW_COLOUR_VOTES:
             c.colour, c.colour_conf = name, max(c.colour_conf, _vote_sureness(share, votes))
-
-
-# Weight a partly hidden card's reading of a digit d lends to 10 + d and 20 + d in its row: a strip
-# whose corner index is cut may show only its last digit (train elfer-raus 7000 #124: a row of
-# 14 whole, then 15 and strips read 6, 7, 8, 9, 10 at 0.999, each the 16-20 whose 1 was hidden).
-# Only cards of their row's colour: in train elevens 8000 #9, a spread of a joker, a red 9, a
-# yellow 1 and a red 20 stacked in a line, the 1 read as 21.
-TENS_CUT = 0.3
-
-
-def _tens_cut(joint: np.ndarray, nv: int) -> np.ndarray:
-    """A partly hidden card's joint reading (classes × turns) with each digit's weight lent to the
-    numbers up to `nv` that end in it (`TENS_CUT`); the row then says which it is."""
-    src, dst = _tens_classes(nv)
-    out = joint.copy()
-    out[dst] += TENS_CUT * joint[src]  # (each number once in `dst`)
-    return out / out.sum()
-
-
-@lru_cache(maxsize=4)
-def _tens_classes(nv: int) -> tuple[np.ndarray, np.ndarray]:
-    """Classes of the digits 1-9 and of the numbers up to `nv` ending in each (10 + d, 20 + d)."""
-    pairs = [(CARD_CLASSES.index(str(d)), CARD_CLASSES.index(str(t + d)))
-             for d in range(1, 10) for t in (10, 20) if t + d <= nv]
-    return np.array([a for a, _b in pairs]), np.array([b for _a, b in pairs])
 
 
 def _prior_pairs(cards: list[_Card], prior: list[Detection]) -> list[tuple[int, Detection]]:
@@ -1283,22 +1257,17 @@ class Recognizer:
         joker = CARD_CLASSES.index("joker") if self.allowed[CARD_CLASSES.index("joker")] else None
         out = {}
         for row, members in rows:
-            # (Only for cards of the row's colour: a stacked spread of mixed colours lies like a row.)
-            colour = _row_colour(members)[0] if self.coloured else None
-            joints = [_tens_cut(c.joint, nv) if self._hidden(c) and c.colour == colour else c.joint for c in members]
             emissions = []
-            for joint in joints:
-                q = _per_class(joint)
+            for c in members:
+                q = _per_class(c.joint)
                 e = q[numbers] + (q[joker] / nv if joker is not None else 0.0)
                 emissions.append(e / max(float(e.sum()), 1e-12))
             evidence = row_evidence(np.array(emissions), row.steps, self.config.row_break, row.slack)
-            for c, joint, m in zip(members, joints, evidence, strict=True):
+            for c, m in zip(members, evidence, strict=True):
                 # Classes outside the run (a joker, say) take the weight of a row saying nothing.
                 w = np.full(len(CARD_CLASSES), 1.0 / nv)
                 w[numbers] = m
-                j = joint * w[:, None]
-                if joint is not c.joint and _per_class(j).argmax() == _per_class(c.joint * w[:, None]).argmax():
-                    j = c.joint * w[:, None]  # the cut tens change nothing: the card as sure as it read
+                j = c.joint * w[:, None]
                 out[id(c)] = j / j.sum()
         return out
 

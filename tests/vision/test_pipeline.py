@@ -799,31 +799,6 @@ def test_a_row_lattice_keeps_the_sure_outlines_past_what_it_reads_at_its_places(
     assert _read_at_their_places(Recognizer("elevens").read(image).cards, far) == 0
 
 
-def test_a_strip_whose_tens_are_cut_takes_them_from_its_row(monkeypatch):
-    """Train-pool elfer-raus table 7000 #124: a "retro" deck, whose small corner indices a tight
-    row cuts to their last digit. Behind each whole 14 the strips of 15-20 showed 5, 6, .. 10,
-    read 0.999 sure, and the row's own run of 6-10 outvoted its whole card. A partly hidden
-    card's digit lends weight to the numbers ending in it (`TENS_CUT`); its row says which."""
-    import vision.pipeline as pipeline
-
-    image, truth = render(_train_table("elfer-raus", 7000, 124))
-    teens = [t for t in truth["cards"] if t.get("occluded") and t["value"] >= 16]
-    assert len(teens) >= 8
-    assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, teens) == len(teens)
-    monkeypatch.setattr(pipeline, "TENS_CUT", 0.0)
-    assert _read_at_their_places(Recognizer("elfer-raus").read(image).cards, teens) <= len(teens) - 6
-
-
-def test_a_stacked_spread_of_mixed_colours_lends_no_tens():
-    """Train-pool elevens table 8000 #9: a round-end spread of a joker, a red 9, a yellow 1 and a
-    red 20 stacked in a line, which lies like a row. Its yellow 1 is not the red row's 21: only
-    cards of a row's colour take their tens from it."""
-    image, truth = render(_train_table("elevens", 8000, 9))
-    one = next(t for t in truth["cards"] if t["value"] == 1 and t["color"] == "yellow")
-    assert [(c.value, c.color) for c in _reported_at(Recognizer("elevens").read(image).cards, one, 0.3)] == \
-        [(1, "yellow")]
-
-
 def _between_asks_two_hidden(monkeypatch) -> None:
     """`_read_between` as before stop 38: only in rows with two partly hidden cards or more."""
     between = Recognizer._read_between
