@@ -301,10 +301,6 @@ EMPTY_CHANGED = 0.8
 EMPTY_CHANGED_TINT = 0.15
 EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading
 EMPTY_GRID = 12  # crops compared at this size (blurs away a pixel or two of misregistration)
-# Share of a square's middle a neighbour's tile may shade or cover from one side. A tile's shadow
-# on the faintly printed square beside it was most of that square's detail: train 5100 #18 (the
-# board seen empty) read 3 empty squares as tiles, their likeness 0.58-0.71.
-EMPTY_SIDE = 0.25
 EMPTY_DETAIL_PX = 2.0  # blur (pixels of that grid) taken off both middles before they are compared
 
 
@@ -346,30 +342,6 @@ def _fine(m: np.ndarray) -> np.ndarray:
     return np.stack([c - cv2.GaussianBlur(c, (0, 0), EMPTY_DETAIL_PX) for c in m])
 
 
-def _side_cut_likeness(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
-    """Correlation (-1..1) of each pair of N×G×G×3 middles, each standardised per channel, over the
-    whole middle or the middle less `k` cells at one side, whichever is highest: a tile covers all
-    of them, a neighbour's shadow or edge one side only. From window sums (no copy per window)."""
-    a, b = a.astype(np.float64), b.astype(np.float64)
-    prods = np.stack([a, b, a * a, b * b, a * b])  # 5×N×G×G×3
-    total = prods.sum(axis=(2, 3))  # 5×N×3
-    sums = [total]
-    if k:
-        sums += [total - prods[:, :, :k].sum(axis=(2, 3)), total - prods[:, :, -k:].sum(axis=(2, 3)),
-                 total - prods[:, :, :, :k].sum(axis=(2, 3)), total - prods[:, :, :, -k:].sum(axis=(2, 3))]
-    g = a.shape[1]
-    counts = [g * g] + [g * (g - k)] * (len(sums) - 1)
-    out = []
-    for (sa, sb, saa, sbb, sab), m in zip(sums, counts, strict=True):
-        ma, mb = sa / m, sb / m
-        va, vb = np.maximum(saa / m - ma * ma, 0.0), np.maximum(sbb / m - mb * mb, 0.0)
-        da, db = np.sqrt(va) + 6.0, np.sqrt(vb) + 6.0  # +6: a faint square's detail stays faint
-        num = ((sab / m - ma * mb) / (da * db)).mean(axis=1)
-        den = np.sqrt((va / da ** 2).mean(axis=1) * (vb / db ** 2).mean(axis=1))
-        out.append(num / np.maximum(den, 1e-6))
-    return np.max(out, axis=0)
-
-
 def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """(pattern, tint, light) of each square's crop against its crop on the empty board.
@@ -386,11 +358,17 @@ def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empt
         return np.stack([cv2.resize(c[a:b, a:b], (EMPTY_GRID, EMPTY_GRID), interpolation=cv2.INTER_AREA)
                          for c in x]).astype(np.float32)
 
+    def norm(m: np.ndarray) -> np.ndarray:
+        return (m - m.mean(axis=(1, 2), keepdims=True)) / (m.std(axis=(1, 2), keepdims=True) + 6.0)
+
     def log_colour(m: np.ndarray, w: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(m.mean(axis=(1, 2)), 4.0) / w)
 
     ma, mb = middle(crops), middle(empty)
-    pattern = _side_cut_likeness(_fine(_deshaded(ma, mb)), _fine(mb), int(round(EMPTY_GRID * EMPTY_SIDE)))
+    a, b = norm(_fine(_deshaded(ma, mb))), norm(_fine(mb))
+    num = (a * b).mean(axis=(1, 2, 3))
+    den = np.sqrt((a * a).mean(axis=(1, 2, 3)) * (b * b).mean(axis=(1, 2, 3)))
+    pattern = num / np.maximum(den, 1e-6)
     moved = log_colour(ma, white) - log_colour(mb, empty_white)
     light = moved.mean(axis=1)
     tint = np.linalg.norm(moved - light[:, None], axis=1)

@@ -155,18 +155,6 @@ def test_tiles_on_squares_printed_much_like_them_are_found_once_the_board_was_se
     assert len(set(got) - set(want)) <= 1, f"empty squares reported as tiles: {sorted(set(got) - set(want))}"
 
 
-def test_an_empty_square_shaded_by_its_neighbours_tile_is_no_tile() -> None:
-    """Train-pool table 5100 #18 of `vision_boards.py`: a faint printing under a window, where each
-    row's first tile shades the right side of the empty square before it. That shadow was most of
-    the square's detail (likeness to its empty look 0.58-0.71): the three squares were taken as
-    changed, and read as tiles. The middle less a band at one side (`EMPTY_SIDE`) looks as it did."""
-    image, truth, bare = _empty_board([5100, 18, 1], pool="train")
-    got = _read_after_empty(image, bare)
-    want = _by_square(truth["cards"])
-    assert set(want) <= set(got), f"tiles missed: {sorted(set(want) - set(got))}"
-    assert not set(got) - set(want), f"empty squares reported as tiles: {sorted(set(got) - set(want))}"
-
-
 @pytest.mark.parametrize("off,stored", [(False, False), (True, False), (False, True)])
 def test_tiles_turn_a_board_seen_the_wrong_way_round(off: bool, stored: bool, monkeypatch, tmp_path) -> None:
     """The 11! lattice is the same turned half a turn; a printing whose bridges and row colours
@@ -821,8 +809,8 @@ def test_a_neighbouring_tiles_shadow_does_not_make_an_empty_square_look_changed(
     # #10): under a low window light the tiles' shadows darken one side of the empty squares
     # beside them. On faintly printed squares that ramp was most of the pattern compared with
     # the empty board, so two were taken as changed and read as the tile their square expects.
-    # Either taking a plane of light out (`_deshaded`), comparing fine detail only (`_fine`) or
-    # leaving out the shaded side (`EMPTY_SIDE`, which alone mends red:3) mends this table.
+    # Either taking a plane of light out (`_deshaded`) or comparing fine detail only (`_fine`)
+    # mends this table.
     image, truth, bare = _empty_board([5000, 10, 1], pool="train")
     want = set(_by_square(truth["cards"]))
 
@@ -832,7 +820,6 @@ def test_a_neighbouring_tiles_shadow_does_not_make_an_empty_square_look_changed(
     assert extra() == []
     monkeypatch.setattr(board_mod, "_deshaded", lambda m, ref: m)  # the middles compared as they are
     monkeypatch.setattr(board_mod, "_fine", lambda m: m)
-    monkeypatch.setattr(board_mod, "EMPTY_SIDE", 0.0)
     assert extra() == ["red:3", "yellow:4"]
 
 
@@ -875,15 +862,13 @@ def test_a_shadows_soft_edge_left_by_the_plane_is_not_taken_for_a_tile(monkeypat
     # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5300 --empty-board,
     # #13): the shadows of the tiles ending three rows darken the next empty squares with a soft
     # edge, which a plane of light (`_deshaded`) does not take out: compared on their fine detail
-    # (`_fine`) those squares look as they did empty; leaving out the shaded side (`EMPTY_SIDE`)
-    # mends red:14 too. (Its yellow 15 is still taken for a tile.)
+    # (`_fine`) those squares look as they did empty. (Its yellow 15 is still taken for a tile.)
     image, truth, bare = _empty_board([5300, 13, 1], pool="train")
     want = set(_by_square(truth["cards"]))
     shaded = {"red:14", "blue:15", "green:14"}
     assert not shaded & want
     assert not shaded & set(_read_after_empty(image, bare))
     monkeypatch.setattr(board_mod, "_fine", lambda m: m)
-    monkeypatch.setattr(board_mod, "EMPTY_SIDE", 0.0)
     assert shaded <= set(_read_after_empty(image, bare))
 
 
