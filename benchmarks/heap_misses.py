@@ -1,0 +1,118 @@
+"""Why cards of loose heaps are missed: how much of each missed card shows, and whether any pass
+of the detector outlined it.
+
+Usage: python benchmarks/heap_misses.py [--pool train] [--seeds 7000,8000] [--scenes 200] [--list]
+
+The heaps are the round-end "count" tables of `vision_accuracy.py` (the same scenes for the same
+seeds). A missed card (as `score_scene` pairs readings) has its own outline when an outline of
+any pass (the first, and a heap's turned ones) lies within 0.15 of its width of its centre,
+within 10° of its direction and 15 % of its width; otherwise the outlines near it are other
+cards'. The share of a card that shows is its pixels left uncovered by the items drawn after
+it (the renderer's outlines in drawing order), over its area. Prints the counts and the
+quartiles of the shown share; `--list` prints each missed card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's vision, not the installed one
+
+GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
+OWN_NEAR, OWN_TURN, OWN_SIZE = 0.15, 10.0, 0.15
+
+
+def _shown(scene, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
+    """(outline, share shown) of every card, from the items' outlines in drawing order."""
+    from vision.train.scenes import item_outlines
+
+    items = item_outlines(scene)
+    owner = np.full((size[1], size[0]), -1, np.int32)
+    for i, it in enumerate(items):
+        cv2.fillPoly(owner, [np.int32(np.round(it["corners"]))], i)
+    out = []
+    for i, it in enumerate(items):
+        if it["obj"] == "card":
+            q = np.asarray(it["corners"], np.float64)
+            out.append((q, float((owner == i).sum()) / max(cv2.contourArea(np.float32(q)), 1.0)))
+    return out
+
+
+def _job(args) -> list[dict]:
+    pool, seed, k = args
+    from vision_accuracy import make_scene
+
+    from vision.pipeline import Recognizer
+    from vision.render import render
+    from vision.train.evaluate import score_scene
+
+    game = GAMES[k % len(GAMES)]
+    scene = make_scene(game, seed, k, pool)
+    if scene.meta.get("mode") != "count":
+        return []
+    image, truth = render(scene)
+    outlines = []
+    rec = Recognizer(game)
+    read_cards = rec.read_cards
+
+    def keep_outlines(ctx, dets, *a, **kw):  # every pass's outlines, the heap's turned ones too
+        outlines.extend(dets)
+        return read_cards(ctx, dets, *a, **kw)
+
+    rec.read_cards = keep_outlines
+    score = score_scene(truth, [c.to_json() for c in rec.read(image).cards])
+    missed = {(m[1]["kind"], m[1]["value"], m[1]["color"]) for m in score.missed}
+    shown = _shown(scene, (image.shape[1], image.shape[0]))
+    rows = []
+    for t in truth["cards"]:
+        if (t["kind"], t["value"], t["color"]) not in missed:
+            continue
+        q = np.asarray(t["corners"], np.float64)
+        centre, width = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
+        v = q[3] - q[0]
+        angle = float(np.degrees(np.arctan2(v[1], v[0])) % 180)
+        share = min(shown, key=lambda s: float(np.abs(s[0] - q).sum()))[1]
+        own = any(np.linalg.norm(np.asarray(d.centre) - centre) < OWN_NEAR * width
+                  and abs((d.angle - angle + 90.0) % 180.0 - 90.0) < OWN_TURN
+                  and abs(d.size[0] / width - 1.0) < OWN_SIZE for d in outlines)
+        rows.append({"table": f"{game}#{k}", "seed": seed, "card": (t["value"], t["color"]),
+                     "shown": round(share, 2), "outlined": own})
+    return rows
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pool", default="train", choices=["train", "holdout"])
+    ap.add_argument("--seeds", default="7000,8000")
+    ap.add_argument("--scenes", type=int, default=200)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--list", action="store_true", help="print each missed card")
+    a = ap.parse_args(argv)
+    jobs = [(a.pool, int(s), k) for s in a.seeds.split(",") for k in range(a.scenes)]
+    rows: list[dict] = []
+    with mp.Pool(a.workers) as pool:
+        for r in pool.imap_unordered(_job, jobs):
+            rows += r
+    if a.list:
+        for r in sorted(rows, key=lambda r: (r["seed"], r["table"])):
+            print(f"  {r['seed']} {r['table']:24s} {r['card']!s:16s} shown {r['shown']:.2f} "
+                  f"{'outlined' if r['outlined'] else 'no outline of its own'}")
+    if not rows:
+        print("no heap card missed")
+        return
+    own = sum(r["outlined"] for r in rows)
+    shares = np.array([r["shown"] for r in rows])
+    print(f"heap cards missed ({a.pool} pool, seeds {a.seeds}): {len(rows)}; with an outline of their own "
+          f"{own}, without {len(rows) - own}")
+    print("share of a missed card that shows, 10/25/50/75/90th percentiles:",
+          " / ".join(f"{v:.2f}" for v in np.percentile(shares, [10, 25, 50, 75, 90])))
+
+
+if __name__ == "__main__":
+    main()
