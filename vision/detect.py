@@ -744,3 +744,54 @@ def _cells(u: np.ndarray, v: np.ndarray, card: np.ndarray, n: int) -> np.ndarray
     gv = (v[inb] * GRID_V).astype(np.int64)
     cell = (card[inb] * GRID_V + gv) * GRID_U + gu
     return np.bincount(cell, minlength=n * GRID_U * GRID_V).reshape(n, GRID_V, GRID_U).astype(np.float32)
+
+
+INDEX_FACE_REACH = 0.2  # card widths: index pixels whose votes lie this near a peak are its card's
+INDEX_PEAK_SPAN = 0.25  # card widths: the least distance between two cards' voted centres
+
+
+def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect: float,
+                   face_threshold: float = 0.5) -> list[Detection]:
+    """Outlines from a network whose face map is the cards' corner indices (`cardindex.onnx`,
+    `train_det --faces index`): in a loose heap a card may show little more than an index. The
+    index pixels vote for their card's centre; each peak is a card of the table's size (`card_w`
+    image pixels, `aspect` height / width) lying along the mean direction of its voters. Which
+    corner shows is not known: both indices are read (the classifier says "no index" for a
+    covered one)."""
+    maps = out.maps
+    face = maps[0] > _logit(face_threshold)
+    ys, xs = np.nonzero(face)
+    if len(xs) < 4:
+        return []
+    prob = 1.0 / (1.0 + np.exp(-maps[0][ys, xs]))
+    vx = xs + maps[1][ys, xs] * OFFSET_SCALE
+    vy = ys + maps[2][ys, xs] * OFFSET_SCALE
+    s = out.scale
+    cw = card_w * s / 2.0  # the card on the output grid
+    ch = cw * aspect
+    _, h, w = maps.shape
+    m = int(math.ceil(0.6 * ch)) + 2  # centres of cards whose index shows may lie past the border
+    gw, gh = w + 2 * m, h + 2 * m
+    ix = np.clip(np.round(vx).astype(np.int64) + m, 0, gw - 1)
+    iy = np.clip(np.round(vy).astype(np.int64) + m, 0, gh - 1)
+    acc = np.bincount(iy * gw + ix, weights=prob, minlength=gw * gh).reshape(gh, gw).astype(np.float32)
+    acc = cv2.GaussianBlur(acc, (0, 0), max(0.7, 0.04 * cw))
+    k = max(3, int(round(INDEX_PEAK_SPAN * cw)) | 1)
+    peaks = (acc >= cv2.dilate(acc, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (acc > 0.5)
+    dets = []
+    for py, px in zip(*np.nonzero(peaks), strict=True):
+        sel = np.hypot(vx - (px - m), vy - (py - m)) < INDEX_FACE_REACH * cw
+        if sel.sum() < 4:
+            continue
+        c = np.array([np.median(vx[sel]), np.median(vy[sel])])
+        th = 0.5 * math.atan2(float(maps[4][ys[sel], xs[sel]].mean()), float(maps[3][ys[sel], xs[sel]].mean()))
+        u, v = _axes(th)
+        q = np.array([c - cw / 2 * u - ch / 2 * v, c + cw / 2 * u - ch / 2 * v, c + cw / 2 * u + ch / 2 * v,
+                      c - cw / 2 * u + ch / 2 * v])
+        quad = out_to_full(q, s) + list(out.offset)
+        centre = quad.mean(axis=0)
+        dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
+                              size=(card_w, card_w * aspect), face=float(prob[sel].mean()), pixels=int(sel.sum()),
+                              visible={"centre": 0.0, "index0": 1.0, "index2": 1.0},
+                              inside=within_picture(quad, card_w, img_w, img_h)))
+    return dets

@@ -706,6 +706,25 @@ def test_cards_of_a_loose_heap_do_not_take_a_rows_colour():
     assert [(c.value, c.color) for c in _reported_at(got, t, within=0.3)] == [(10, "yellow")]
 
 
+@pytest.mark.parametrize("game,k", [("elfer-raus", 112), ("elfer-raus-junior", 135)])
+def test_a_heap_card_showing_little_more_than_an_index_is_found_by_it(game, k):
+    """Train-pool heaps (`vision_accuracy.py --pool train --seed 8000`) where one card, mostly
+    covered, was outlined by no pass of the detector: the finder of corner indices
+    (`RecognizerConfig.index_finder`) finds it, and the whole table is read exactly."""
+    from vision.train.evaluate import score_scene
+
+    scene = _train_table(game, 8000, k)
+    assert scene.meta.get("mode") == "count"
+    image, truth = render(scene)
+
+    def score(config: RecognizerConfig):
+        return score_scene(truth, [c.to_json() for c in Recognizer(game, config).read(image).cards])
+
+    with_finder, without = score(RecognizerConfig()), score(RecognizerConfig(index_finder=""))
+    assert with_finder.exact == with_finder.predicted == with_finder.truth
+    assert without.exact == without.predicted == without.truth - 1
+
+
 def _read_at_their_places(got: list, cards: list[dict]) -> int:
     """The true `cards` whose nearest reading (within 0.3 of a width, as the benchmark pairs) is theirs."""
     n = 0

@@ -14,6 +14,11 @@ learn sin 2θ (median direction error of turned cards 29° -> 4°; squared error
 3 000 steps), but cost overlapping rows 6 points held-out (fine-tuned from the shipped model:
 0.5 then 0.15 of the crops turned, 12 000 steps), so the shipped detector is trained without
 them and the decoder finds directions from edges.
+
+`--faces index` trains the finder of a loose heap's cards by their corner indices
+(`cardindex.onnx`): a card's face is only the visible pixels of its two corner index boxes, its
+offsets, direction and size still the card's; `--pos-weight` weighs face pixels in the face loss
+(index pixels are few).
 """
 
 from __future__ import annotations
@@ -39,11 +44,27 @@ TURN_SHARE = 0.0  # share of training crops turned by a random angle (see `_aug_
 ANGLE_WEIGHT = 2.0  # weight of the direction loss when learnt by squared error
 
 
+POS_WEIGHT = 1.0
+FACES = "card"  # "index": a card's face is only its corner index boxes (a finder of heap cards by their indices)
+
+
+def _index_mask(q: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Output-grid pixels (×4 sub-pixel grid as `targets` draws) of a card's two corner index boxes."""
+    from vision.detect import INDEX_BOXES
+
+    m = np.zeros(shape, np.uint8)
+    for u0, v0, u1, v1 in INDEX_BOXES.values():
+        pts = [q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0]) for u, v in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))]
+        cv2.fillConvexPoly(m, np.round(np.array(pts) * 4).astype(np.int32), 1, cv2.LINE_8, 2)
+    return m.astype(bool)
+
+
 def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[int, int]) -> np.ndarray:
     """8×H×W float32: face, dx, dy, cos2θ, sin2θ, logw, logh, valid (all at output resolution)."""
     H, W = out_hw
     ids = np.zeros((H, W), np.int32)
     info = [None]
+    quads = []
     for k, it in enumerate(items):
         q = full_to_out(np.asarray(it["corners"], np.float64), s)
         if it["obj"] == "prop" and it.get("name") == "coin":
@@ -52,6 +73,7 @@ def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[
             cv2.circle(ids, (int(round(c[0] * 4)), int(round(c[1] * 4))), int(round(r * 4)), k + 1, -1, cv2.LINE_8, 2)
         else:
             cv2.fillConvexPoly(ids, np.round(q * 4).astype(np.int32), k + 1, cv2.LINE_8, 2)
+        quads.append(q if it["obj"] in FACE_OBJS else None)
         if it["obj"] in FACE_OBJS:
             c = q.mean(axis=0)
             v = q[3] - q[0]
@@ -73,6 +95,12 @@ def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     out = np.zeros((8, H, W), np.float32)
     face = per[..., 0] > 0
+    if FACES == "index":
+        index = np.zeros((H, W), bool)
+        for k, q in enumerate(quads):
+            if q is not None:
+                index |= _index_mask(q, (H, W)) & (ids == k + 1)
+        face &= index
     out[0] = face
     out[1] = np.where(face, (per[..., 1] - xs) / OFFSET_SCALE, 0)
     out[2] = np.where(face, (per[..., 2] - ys) / OFFSET_SCALE, 0)
@@ -202,7 +230,8 @@ def sample_batch(cache, rng, bs: int, size: int, turn_share: float = TURN_SHARE)
 def loss_fn(pred: torch.Tensor, t: torch.Tensor, direction: str = "l1") -> tuple[torch.Tensor, dict]:
     valid = t[:, 7]
     face = t[:, 0]
-    bce = F.binary_cross_entropy_with_logits(pred[:, 0], face, reduction="none")
+    bce = F.binary_cross_entropy_with_logits(pred[:, 0], face, reduction="none",
+                                             pos_weight=torch.tensor(POS_WEIGHT))
     l_face = (bce * valid).sum() / valid.sum().clamp(min=1)
     m = face * valid
     n = m.sum().clamp(min=1)
@@ -233,9 +262,14 @@ def main(argv=None) -> None:
                     help="card width (network input pixels) the detector is trained to read best")
     ap.add_argument("--widths", default="8,16,32,64", help="CardNet channel widths")
     ap.add_argument("--turn-share", type=float, default=TURN_SHARE, help="share of crops turned by a random angle")
+    ap.add_argument("--pos-weight", type=float, default=1.0, help="weight of face pixels in the face loss")
+    ap.add_argument("--faces", default="card", choices=["card", "index"],
+                    help="what is face: whole cards (cardnet) or their corner indices (cardindex)")
     ap.add_argument("--direction-loss", default="l1", choices=["l1", "mse"],
                     help="loss of the direction channels (see loss_fn; the shipped detector: l1)")
     a = ap.parse_args(argv)
+    global FACES, POS_WEIGHT
+    FACES, POS_WEIGHT = a.faces, a.pos_weight
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -282,10 +316,15 @@ def main(argv=None) -> None:
             torch.save(model.state_dict(), a.ckpt)
     torch.save(model.state_dict(), a.ckpt)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    export_onnx(model, str(Path(a.out) / "cardnet.onnx"), (3, 256, 256), dynamic_hw=True)
-    (Path(a.out) / "cardnet.json").write_text(json.dumps({"target_width": a.target_width, "widths": a.widths}) + "\n")
-    print("saved", Path(a.out) / "cardnet.onnx", flush=True)
-    print("now measure its face_bleed for cardnet.json: benchmarks/face_bleed.py", flush=True)
+    name = "cardnet" if a.faces == "card" else "cardindex"
+    export_onnx(model, str(Path(a.out) / f"{name}.onnx"), (3, 256, 256), dynamic_hw=True)
+    info = {"target_width": a.target_width, "widths": a.widths}
+    if a.faces == "index":  # decoded apart (`detect.decode_indices`): no rectangle fitted to its faces
+        info.update(face_bleed=[0.0, 0.0], faces="index")
+    (Path(a.out) / f"{name}.json").write_text(json.dumps(info) + "\n")
+    print("saved", Path(a.out) / f"{name}.onnx", flush=True)
+    if a.faces == "card":
+        print("now measure its face_bleed for cardnet.json: benchmarks/face_bleed.py", flush=True)
 
 
 if __name__ == "__main__":
