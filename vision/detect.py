@@ -335,6 +335,15 @@ PEAK_SPAN = 0.2
 VOTE_REACH = 0.25
 
 
+def _votes(maps: np.ndarray, face_threshold: float) -> tuple[np.ndarray, ...]:
+    """The face mask, its pixels (ys, xs), their face probability and the centres they vote for
+    (vx, vy), on the output grid."""
+    face = maps[0] > _logit(face_threshold)
+    ys, xs = np.nonzero(face)
+    prob = 1.0 / (1.0 + np.exp(-maps[0][ys, xs]))
+    return face, ys, xs, prob, xs + maps[1][ys, xs] * OFFSET_SCALE, ys + maps[2][ys, xs] * OFFSET_SCALE
+
+
 def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
            face_bleed: tuple[float, float] = (0.0, 0.0),
            focus: tuple[float, float, float, float] | None = None) -> list[Detection]:
@@ -345,13 +354,9 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
     region read again); cards further than a card's size from it are not outlined."""
     maps = out.maps
     _, h, w = maps.shape
-    face = maps[0] > _logit(face_threshold)
-    ys, xs = np.nonzero(face)
+    face, ys, xs, prob, vx, vy = _votes(maps, face_threshold)
     if len(xs) < 6:
         return []
-    prob = 1.0 / (1.0 + np.exp(-maps[0][ys, xs]))
-    vx = xs + maps[1][ys, xs] * OFFSET_SCALE
-    vy = ys + maps[2][ys, xs] * OFFSET_SCALE
     lw, lh = maps[5][ys, xs], maps[6][ys, xs]
     cw = float(np.exp(_median(lw))) * OFFSET_SCALE  # typical card size on the output grid
     ch = float(np.exp(_median(lh))) * OFFSET_SCALE
@@ -759,13 +764,9 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
     corner shows is not known: both indices are read (the classifier says "no index" for a
     covered one)."""
     maps = out.maps
-    face = maps[0] > _logit(face_threshold)
-    ys, xs = np.nonzero(face)
+    _face, ys, xs, prob, vx, vy = _votes(maps, face_threshold)
     if len(xs) < 4:
         return []
-    prob = 1.0 / (1.0 + np.exp(-maps[0][ys, xs]))
-    vx = xs + maps[1][ys, xs] * OFFSET_SCALE
-    vy = ys + maps[2][ys, xs] * OFFSET_SCALE
     s = out.scale
     cw = card_w * s / 2.0  # the card on the output grid
     ch = cw * aspect
