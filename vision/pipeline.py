@@ -152,6 +152,7 @@ HEAP_PASSES = ((45.0, HEAP_NEW), (22.5, 0.9))
 # card more). Train heaps 7000 / 7500 / 8000 / 8500 90.88 / 89.93 / 87.96 / 88.79 -> 91.23 /
 # 90.60 / 88.66 / 89.39 %, mixed 7000 85.81 -> 86.47 %; held out 87.23 / 77.81 -> 87.59 / 78.75 %.
 INDEX_NEW = 0.7
+DECK_ASPECT = 1.5  # height / width of a card while the table has shown none whole clear of the border
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 # Rows of consecutive numbers 1..N, the numbers the game is played with (RULES.md: the junior game
 # uses the deck's 1-11). The classifier still reads a junior card as any of the printing's 1-20: a
@@ -784,7 +785,7 @@ class Recognizer:
         finder = self._index_finder
         h, w = ctx.image.shape[:2]
         out = finder.run(ctx.image, finder.scale_for(self.card_width), window)
-        dets = [d for d in decode_indices(out, w, h, self.card_width, self.aspect or 1.5) if d.inside]
+        dets = [d for d in decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT) if d.inside]
         if ctx.regions:
             dets = [d for d in dets if _inside_regions(d.centre, ctx.regions)]
         if not dets:

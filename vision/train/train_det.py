@@ -36,7 +36,7 @@ import torch
 import torch.nn.functional as F
 
 from vision.classify import MODELS_DIR
-from vision.detect import OFFSET_SCALE, TARGET_WIDTH, full_to_out, shrink
+from vision.detect import INDEX_BOXES, OFFSET_SCALE, TARGET_WIDTH, full_to_out, shrink
 from vision.train.nets import CardNet, card_net_from_onnx, export_onnx, freeze_norms
 
 FACE_OBJS = ("card",)
@@ -44,14 +44,8 @@ TURN_SHARE = 0.0  # share of training crops turned by a random angle (see `_aug_
 ANGLE_WEIGHT = 2.0  # weight of the direction loss when learnt by squared error
 
 
-POS_WEIGHT = 1.0
-FACES = "card"  # "index": a card's face is only its corner index boxes (a finder of heap cards by their indices)
-
-
 def _index_mask(q: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """Output-grid pixels (×4 sub-pixel grid as `targets` draws) of a card's two corner index boxes."""
-    from vision.detect import INDEX_BOXES
-
     m = np.zeros(shape, np.uint8)
     for u0, v0, u1, v1 in INDEX_BOXES.values():
         pts = [q[0] + u * (q[1] - q[0]) + v * (q[3] - q[0]) for u, v in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))]
@@ -59,8 +53,10 @@ def _index_mask(q: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return m.astype(bool)
 
 
-def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[int, int]) -> np.ndarray:
-    """8×H×W float32: face, dx, dy, cos2θ, sin2θ, logw, logh, valid (all at output resolution)."""
+def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[int, int],
+            faces: str = "card") -> np.ndarray:
+    """8×H×W float32: face, dx, dy, cos2θ, sin2θ, logw, logh, valid (all at output resolution).
+    `faces` "index": a card's face is only its corner index boxes (a finder of heap cards by them)."""
     H, W = out_hw
     ids = np.zeros((H, W), np.int32)
     info = [None]
@@ -95,7 +91,7 @@ def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     out = np.zeros((8, H, W), np.float32)
     face = per[..., 0] > 0
-    if FACES == "index":
+    if faces == "index":
         index = np.zeros((H, W), bool)
         for k, q in enumerate(quads):
             if q is not None:
@@ -110,7 +106,7 @@ def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[
 
 
 def _cache_scene(args):
-    path, seed, target_width = args
+    path, seed, target_width, faces = args
     rng = np.random.default_rng(seed)
     img = cv2.imread(path)
     truth = json.loads(Path(path[:-4] + ".json").read_text())
@@ -130,7 +126,7 @@ def _cache_scene(args):
         W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
         small = shrink(img, W, H)  # as the recogniser reduces photos
         oh, ow = H // 2, W // 2
-        t = targets(truth["items"], hand, s * (W / (img.shape[1] * s)), (oh, ow))
+        t = targets(truth["items"], hand, s * (W / (img.shape[1] * s)), (oh, ow), faces)
         out.append((small[: oh * 2, : ow * 2], t.astype(np.float16)))
     return out
 
@@ -227,11 +223,11 @@ def sample_batch(cache, rng, bs: int, size: int, turn_share: float = TURN_SHARE)
     return torch.from_numpy(x), torch.from_numpy(np.stack(ts))
 
 
-def loss_fn(pred: torch.Tensor, t: torch.Tensor, direction: str = "l1") -> tuple[torch.Tensor, dict]:
+def loss_fn(pred: torch.Tensor, t: torch.Tensor, direction: str = "l1",
+            pos_weight: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
     valid = t[:, 7]
     face = t[:, 0]
-    bce = F.binary_cross_entropy_with_logits(pred[:, 0], face, reduction="none",
-                                             pos_weight=torch.tensor(POS_WEIGHT))
+    bce = F.binary_cross_entropy_with_logits(pred[:, 0], face, reduction="none", pos_weight=pos_weight)
     l_face = (bce * valid).sum() / valid.sum().clamp(min=1)
     m = face * valid
     n = m.sum().clamp(min=1)
@@ -268,8 +264,6 @@ def main(argv=None) -> None:
     ap.add_argument("--direction-loss", default="l1", choices=["l1", "mse"],
                     help="loss of the direction channels (see loss_fn; the shipped detector: l1)")
     a = ap.parse_args(argv)
-    global FACES, POS_WEIGHT
-    FACES, POS_WEIGHT = a.faces, a.pos_weight
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -278,7 +272,7 @@ def main(argv=None) -> None:
         files = files[: a.limit]
     t0 = time.time()
     with mp.Pool(a.threads) as pool:
-        cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width) for i, f in enumerate(files)],
+        cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width, a.faces) for i, f in enumerate(files)],
                                                           chunksize=8) for c in lst]
     print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
     widths = tuple(int(v) for v in a.widths.split(","))
@@ -298,10 +292,11 @@ def main(argv=None) -> None:
         freeze_norms(model)
     t0 = time.time()
     acc = {"face": 0.0, "reg": 0.0, "dir": 0.0}
+    pos_weight = torch.tensor(a.pos_weight)
     for step in range(1, a.steps + 1):
         x, t = sample_batch(cache, rng, a.batch, a.size, a.turn_share)
         x = x.contiguous(memory_format=torch.channels_last)
-        loss, parts = loss_fn(model(x), t, a.direction_loss)
+        loss, parts = loss_fn(model(x), t, a.direction_loss, pos_weight)
         opt.zero_grad()
         loss.backward()
         opt.step()
