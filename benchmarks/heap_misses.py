@@ -10,6 +10,13 @@ within 10° of its direction and 15 % of its width; otherwise the outlines near 
 cards'. The share of a card that shows is its pixels left uncovered by the items drawn after
 it (the renderer's outlines in drawing order), over its area. Prints the counts and the
 quartiles of the shown share; `--list` prints each missed card.
+
+It also says where the index finder (`cardindex.onnx`, the heap's last pass) lost each missed
+card, at the first stage that fails: the finder did not run (the table was not read as a loose
+heap, or every card was read surely); no pixel of its corner index boxes shows; the finder's
+face map stays under 0.5 on them; no peak of `decode_indices` lies within FINDER_NEAR of its
+width of its centre; a peak does, but no reading near it names the card; one does, but it was
+not added (under `INDEX_NEW`, or near a card read before).
 """
 
 from __future__ import annotations
@@ -26,6 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's visi
 
 GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
 OWN_NEAR, OWN_TURN, OWN_SIZE = 0.15, 10.0, 0.15
+FINDER_NEAR = 0.25
+STAGES = ("finder not run", "no index shows", "finder map silent", "no finder peak", "finder peak, misread",
+          "read, not added")
 
 
 def _shown(scene, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
@@ -40,14 +50,39 @@ def _shown(scene, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
     for i, it in enumerate(items):
         if it["obj"] == "card":
             q = np.asarray(it["corners"], np.float64)
-            out.append((q, float((owner == i).sum()) / max(cv2.contourArea(np.float32(q)), 1.0)))
+            out.append((q, float((owner == i).sum()) / max(cv2.contourArea(np.float32(q)), 1.0),
+                        owner == i))
     return out
+
+
+def _index_face(q: np.ndarray, own: np.ndarray, finder_out) -> tuple[int, float]:
+    """(pixels of the card's corner index boxes that show, the finder's largest face probability
+    on them)."""
+    from vision.detect import INDEX_BOXES, full_to_out
+
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(q))
+    prob = None if finder_out is None else 1.0 / (1.0 + np.exp(-finder_out.maps[0]))
+    pixels, top = 0, 0.0
+    for u0, v0, u1, v1 in INDEX_BOXES.values():
+        box = cv2.perspectiveTransform(np.float32([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]]), m)[0]
+        mask = np.zeros(own.shape, np.uint8)
+        cv2.fillPoly(mask, [np.int32(np.round(box))], 1)
+        ys, xs = np.nonzero((mask > 0) & own)
+        pixels += len(xs)
+        if len(xs) and prob is not None:
+            o = full_to_out(np.stack([xs - finder_out.offset[0], ys - finder_out.offset[1]], 1), finder_out.scale)
+            ox = np.clip(np.round(o[:, 0]).astype(int), 0, prob.shape[1] - 1)
+            oy = np.clip(np.round(o[:, 1]).astype(int), 0, prob.shape[0] - 1)
+            top = max(top, float(prob[oy, ox].max()))
+    return pixels, top
 
 
 def _job(args) -> list[dict]:
     pool, seed, k = args
     from vision_accuracy import make_scene
 
+    from vision import pipeline
+    from vision.detect import Detector, decode_indices
     from vision.pipeline import Recognizer
     from vision.render import render
     from vision.train.evaluate import score_scene
@@ -60,13 +95,34 @@ def _job(args) -> list[dict]:
     outlines = []
     rec = Recognizer(game)
     read_cards = rec.read_cards
+    finder: dict = {"dets": [], "read": []}
 
     def keep_outlines(ctx, dets, *a, **kw):  # every pass's outlines, the heap's turned ones too
         outlines.extend(dets)
-        return read_cards(ctx, dets, *a, **kw)
+        got = read_cards(ctx, dets, *a, **kw)
+        if dets and any(dets[0] is d for d in finder["dets"]):
+            finder["read"] = got
+        return got
+
+    def keep_finder_dets(*a, **kw):
+        finder["dets"] = decode_indices(*a, **kw)
+        return finder["dets"]
 
     rec.read_cards = keep_outlines
-    score = score_scene(truth, [c.to_json() for c in rec.read(image).cards])
+    if rec.config.index_finder:
+        rec._index_finder = Detector(rec.config.index_finder, face_threshold=rec.config.face_threshold)
+        finder_run = rec._index_finder.run
+
+        def keep_finder_maps(*a, **kw):
+            finder["out"] = finder_run(*a, **kw)
+            return finder["out"]
+
+        rec._index_finder.run = keep_finder_maps
+    pipeline.decode_indices = keep_finder_dets
+    try:
+        score = score_scene(truth, [c.to_json() for c in rec.read(image).cards])
+    finally:
+        pipeline.decode_indices = decode_indices
     missed = {(m[1]["kind"], m[1]["value"], m[1]["color"]) for m in score.missed}
     shown = _shown(scene, (image.shape[1], image.shape[0]))
     rows = []
@@ -77,12 +133,19 @@ def _job(args) -> list[dict]:
         centre, width = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
         v = q[3] - q[0]
         angle = float(np.degrees(np.arctan2(v[1], v[0])) % 180)
-        share = min(shown, key=lambda s: float(np.abs(s[0] - q).sum()))[1]
+        _q, share, own_pixels = min(shown, key=lambda s: float(np.abs(s[0] - q).sum()))
         own = any(np.linalg.norm(np.asarray(d.centre) - centre) < OWN_NEAR * width
                   and abs((d.angle - angle + 90.0) % 180.0 - 90.0) < OWN_TURN
                   and abs(d.size[0] / width - 1.0) < OWN_SIZE for d in outlines)
+        index_pixels, index_face = _index_face(q, own_pixels, finder.get("out"))
+        peak = any(np.linalg.norm(np.asarray(d.centre) - centre) < FINDER_NEAR * width for d in finder["dets"])
+        named = any(np.linalg.norm(np.mean(r.corners, axis=0) - centre) < FINDER_NEAR * width
+                    and (r.kind, r.value, r.color) == (t["kind"], t["value"], t["color"]) for r in finder["read"])
+        stage = (STAGES[0] if finder.get("out") is None else STAGES[1] if not index_pixels
+                 else STAGES[2] if index_face < 0.5 else STAGES[3] if not peak else STAGES[4] if not named
+                 else STAGES[5])
         rows.append({"table": f"{game}#{k}", "seed": seed, "card": (t["value"], t["color"]),
-                     "shown": round(share, 2), "outlined": own})
+                     "shown": round(share, 2), "outlined": own, "finder": stage})
     return rows
 
 
@@ -102,7 +165,7 @@ def main(argv=None) -> None:
     if a.list:
         for r in sorted(rows, key=lambda r: (r["seed"], r["table"])):
             print(f"  {r['seed']} {r['table']:24s} {r['card']!s:16s} shown {r['shown']:.2f} "
-                  f"{'outlined' if r['outlined'] else 'no outline of its own'}")
+                  f"{'outlined' if r['outlined'] else 'no outline of its own':22s} finder: {r['finder']}")
     if not rows:
         print("no heap card missed")
         return
@@ -112,6 +175,8 @@ def main(argv=None) -> None:
           f"{own}, without {len(rows) - own}")
     print("share of a missed card that shows, 10/25/50/75/90th percentiles:",
           " / ".join(f"{v:.2f}" for v in np.percentile(shares, [10, 25, 50, 75, 90])))
+    print("where the index finder lost them:",
+          "; ".join(f"{stage} {sum(r['finder'] == stage for r in rows)}" for stage in STAGES))
 
 
 if __name__ == "__main__":
