@@ -97,7 +97,8 @@ class Detection:
     pixels: int  # output-grid pixels that voted for it
     visible: dict[str, float] = field(default_factory=dict)  # share of 'centre', 'index0', 'index2' in view
     inside: bool = True  # outline lies within the image
-    grid: np.ndarray | None = None  # GRID_V×GRID_U share of each cell of the card seen (reading frame of `quad`)
+    grid: np.ndarray | None = None  # GRID_V×GRID_U (found by an index: INDEX_GRID) share of each cell seen
+    index_at: tuple[float, float] | None = None  # found by one corner index in view (`decode_indices`): where it lies
 
 
 @dataclass
@@ -753,6 +754,9 @@ def _cells(u: np.ndarray, v: np.ndarray, card: np.ndarray, n: int) -> np.ndarray
 
 INDEX_FACE_REACH = 0.2  # card widths: index pixels whose votes lie this near a peak are its card's
 INDEX_PEAK_SPAN = 0.25  # card widths: the least distance between two cards' voted centres
+INDEX_BOX_SLACK = 0.1  # card sides: how far past its index box a voter may lie and still be that index's
+INDEX_VOTERS = 0.2  # share of a card's voters that must lie on an index for it to be in view
+INDEX_GRID = (12, 18)  # cells across and down a card found by its index: what of it is seen
 
 
 def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect: float,
@@ -760,9 +764,9 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
     """Outlines from a network whose face map is the cards' corner indices (`cardindex.onnx`,
     `train_det --faces index`): in a loose heap a card may show little more than an index. The
     index pixels vote for their card's centre; each peak is a card of the table's size (`card_w`
-    image pixels, `aspect` height / width) lying along the mean direction of its voters. Which
-    corner shows is not known: both indices are read (the classifier says "no index" for a
-    covered one)."""
+    image pixels, `aspect` height / width) lying along the mean direction of its voters. The
+    indices in view are those its voters lie on (`_indices_voting`); its colour is named from
+    their cells (`grid`), and where a lone index lies is kept (`index_at`)."""
     maps = out.maps
     _face, ys, xs, prob, vx, vy = _votes(maps, face_threshold)
     if len(xs) < 4:
@@ -791,8 +795,42 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
                       c - cw / 2 * u + ch / 2 * v])
         quad = out_to_full(q, s) + list(out.offset)
         centre = quad.mean(axis=0)
+        shown, on = _indices_voting(xs[sel], ys[sel], c, u, v, cw, ch)
+        px, py = (xs[sel], ys[sel]) if on is None else (xs[sel][on], ys[sel][on])
+        at = None if on is None else out_to_full(np.array([px.mean(), py.mean()]), s) + list(out.offset)
+        mask = np.zeros(maps.shape[1:], np.float32)
+        mask[py, px] = 1.0
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(card_w, card_w * aspect), face=float(prob[sel].mean()), pixels=int(sel.sum()),
-                              visible={"centre": 0.0, "index0": 1.0, "index2": 1.0},
-                              inside=within_picture(quad, card_w, img_w, img_h)))
+                              visible={"centre": 0.0, **shown}, inside=within_picture(quad, card_w, img_w, img_h),
+                              grid=_index_grid(out, mask, quad),
+                              index_at=None if at is None else (float(at[0]), float(at[1]))))
     return dets
+
+
+def _indices_voting(xs: np.ndarray, ys: np.ndarray, c: np.ndarray, u: np.ndarray, v: np.ndarray,
+                    cw: float, ch: float) -> tuple[dict[str, float], np.ndarray | None]:
+    """Which of a card's corner indices its voters (output grid) lie on, as its 'index0' and
+    'index2' in view (1 or 0): the crop of an index that no voter lies on would read whatever
+    card lies over it. Also which voters lie on the index when one alone is in view."""
+    d = np.stack([xs - c[0], ys - c[1]], 1).astype(np.float64)
+    fu, fv = d @ u / cw + 0.5, d @ v / ch + 0.5
+    shown, ons = {}, []
+    for turn, (u0, v0, u1, v1) in INDEX_BOXES.items():
+        on = ((fu > u0 - INDEX_BOX_SLACK) & (fu < u1 + INDEX_BOX_SLACK)
+              & (fv > v0 - INDEX_BOX_SLACK) & (fv < v1 + INDEX_BOX_SLACK))
+        seen = bool(on.mean() >= INDEX_VOTERS)
+        shown[f"index{turn}"] = 1.0 if seen else 0.0
+        if seen:
+            ons.append(on)
+    return shown, (ons[0] if len(ons) == 1 else None)
+
+
+def _index_grid(out: NetOutput, mask: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The cells of the card outlined by `quad` (image pixels) that `mask` (the finder's output
+    grid) covers, `INDEX_GRID` of them: the colour of a card found by its index is named from its
+    index, not from the cards lying over the rest of its outline."""
+    q = full_to_out(np.asarray(quad, np.float64) - list(out.offset), out.scale)
+    gu, gv = INDEX_GRID
+    m = cv2.getAffineTransform(np.float32([[0, 0], [gu, 0], [gu, gv]]), np.float32(q[:3]))
+    return cv2.warpAffine(mask, m, (gu, gv), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0.0)

@@ -507,3 +507,36 @@ def test_the_fast_median_of_a_card_is_numpys_to_the_bit():
             for x in ((rng.random(n) * 80).astype(dt), rng.integers(0, 9, n).astype(dt)):
                 got, want = _median(x), np.median(x)
                 assert got == want and np.asarray(got).dtype == np.asarray(want).dtype, (n, dt, got, want)
+
+
+def test_a_card_found_by_one_index_reads_that_index_and_names_its_colour_there():
+    """The index finder's votes (`decode_indices`) for a card that shows only its top-left index:
+    the card is read at that index alone (the other corner's crop would read whatever card lies
+    over it), the index's place is kept (`index_at`: "already read" is decided there), and its
+    colour is named from the index's cells, not from the cards over the rest of its outline."""
+    from vision.detect import INDEX_BOXES, OFFSET_SCALE, NetOutput, decode_indices
+
+    s, card_w, aspect = 0.5, 96.0, 1.5
+    cw, ch = card_w * s / 2.0, card_w * s / 2.0 * aspect  # the card on the output grid
+    c = np.array([40.0, 40.0])
+    maps = np.zeros((7, 80, 80), np.float32)
+    maps[0] = -6.0
+    maps[3] = -1.0  # cos 2θ, sin 2θ of a card standing upright (θ = 90°)
+    u0, v0, u1, v1 = INDEX_BOXES[0]
+    ys, xs = np.mgrid[0:80, 0:80]
+    fu, fv = (xs - c[0]) / cw + 0.5, (ys - c[1]) / ch + 0.5
+    box = (fu >= u0) & (fu <= u1) & (fv >= v0) & (fv <= v1)
+    maps[0][box] = 6.0
+    maps[1][box] = (c[0] - xs[box]) / OFFSET_SCALE
+    maps[2][box] = (c[1] - ys[box]) / OFFSET_SCALE
+    dets = decode_indices(NetOutput(maps, s, (0, 0)), 320, 320, card_w, aspect)
+
+    assert len(dets) == 1
+    d = dets[0]
+    assert d.visible["index0"] == 1.0 and d.visible["index2"] == 0.0
+    assert np.allclose(d.centre, out_to_full(c, s), atol=2.0)
+    at = out_to_full(np.array([xs[box].mean(), ys[box].mean()]), s)
+    assert d.index_at is not None and np.allclose(d.index_at, at, atol=1.0)
+    gv, gu = d.grid.shape
+    seen_v, seen_u = np.nonzero(d.grid > 0.6)
+    assert len(seen_u) and seen_u.max() < 0.35 * gu and seen_v.max() < 0.3 * gv  # the top-left index's cells only
