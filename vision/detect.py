@@ -113,7 +113,7 @@ Confirm = Callable[[np.ndarray, list[Detection]], bool]
 
 class Detector:
     def __init__(self, name: str = "cardnet", models_dir: Path | None = None, target_width: float | None = None,
-                 face_threshold: float = 0.5):
+                 face_threshold: float = 0.5, max_input: int = MAX_INPUT_PIXELS):
         path = (models_dir or MODELS_DIR) / f"{name}.onnx"
         if not path.is_file():
             raise ModelError(f"model file {path} is missing")
@@ -122,6 +122,7 @@ class Detector:
         self.target_width = float(info["target_width"] if target_width is None else target_width)
         self.face_bleed: tuple[float, float] = info["face_bleed"]
         self.face_threshold = float(face_threshold)
+        self.max_input = int(max_input)
 
     # -- network ------------------------------------------------------------------------
     def run(self, image: np.ndarray, s: float, window: tuple[int, int, int, int] | None = None) -> NetOutput:
@@ -144,9 +145,9 @@ class Detector:
         """Network maps (7 × H/2 × W/2) of a padded input; a large input runs in tiles, each with
         TILE_MARGIN pixels of context on every side, which gives the same maps as one run."""
         PH, PW = small.shape[:2]
-        if PH * PW <= MAX_INPUT_PIXELS:
+        if PH * PW <= self.max_input:
             return self._net_maps(small)
-        core = int(math.sqrt(MAX_INPUT_PIXELS)) - 2 * TILE_MARGIN
+        core = int(math.sqrt(self.max_input)) - 2 * TILE_MARGIN
         out = np.empty((7, PH // 2, PW // 2), np.float32)
         for y0, y1 in _spans(PH, core):
             for x0, x1 in _spans(PW, core):

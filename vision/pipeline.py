@@ -157,6 +157,15 @@ INDEX_NEW = 0.7
 # heap half the cards missed lie within 0.3 widths of a card read, almost squarely under it.
 INDEX_OWN = 0.15
 INDEX_UNDER = 0.9  # how sure such a card must read when its centre lies within HEAP_SAME of a card read
+# Off a loose heap (stacks of count cards lying one way, overlapping rows) the finder runs too; a
+# number card it finds is added only this sure (0.9: train 7000 / 8000 +3 / +6 cards, 2 / 4 false
+# cards more; 0.97: +2 / +5, 0 / 3; any card 0.7 sure: +4 / +8, 10 / 11: jokers and bulls).
+INDEX_ELSEWHERE = 0.97
+# The finder's input pixels per run (larger pictures run in tiles, the same maps): it runs on
+# whole tables now, and at the detector's 900 000 its largest run raised the peak memory of
+# `companion recognize` from 180 to 211 MB, the networks sharing one arena (`vision/runtime.py`);
+# 190 MB at 400 000 (`benchmarks/vision_speed.py`).
+INDEX_MAX_INPUT = 400_000
 DECK_ASPECT = 1.5  # height / width of a card while the table has shown none whole clear of the border
 UNIQUE_DECKS = ("elfer-raus", "elfer-raus-junior", "elevens", "11-nimmt")  # each number card once (RULES.md)
 # Rows of consecutive numbers 1..N, the numbers the game is played with (RULES.md: the junior game
@@ -356,6 +365,29 @@ def _turned(quad: np.ndarray, deg: float) -> np.ndarray:
     q = np.asarray(quad, np.float64)
     c = q.mean(axis=0)
     return (q - c) @ _rotation(deg).T + c
+
+
+def _cards_overlap(dets: list[Detection], centre_visible: float) -> bool:
+    """Whether any card found lies partly hidden or over another (two centres nearer than a
+    card's width): where none does, no card can hide under one."""
+    if any(d.visible.get("centre", 0.0) < centre_visible for d in dets):
+        return True
+    if len(dets) < 2:
+        return False
+    c = np.array([d.centre for d in dets])
+    dist = np.linalg.norm(c[None] - c[:, None], axis=2) + np.eye(len(dets)) * 1e9
+    return bool((dist < np.array([d.size[0] for d in dets])[:, None]).any())
+
+
+def _read_already(c: np.ndarray, at: tuple[float, float] | None, width: float, centres: list[np.ndarray],
+                  indices: list[np.ndarray]) -> bool:
+    """Whether a card the index finder found (centre `c`, its lone index at `at`) is one of the
+    cards read (their `centres`, their corner `indices`): a card lying almost squarely under
+    another shows an index where that one's is not (`INDEX_OWN`); where the index lies is not
+    known, its centre near a card read's is (`HEAP_SAME`)."""
+    if at is None:
+        return any(np.linalg.norm(c - x) < HEAP_SAME * width for x in centres)
+    return any(np.linalg.norm(np.subtract(at, x)) < INDEX_OWN * width for x in indices)
 
 
 def _index_centres(corners) -> list[np.ndarray]:
@@ -712,6 +744,15 @@ class Recognizer:
             # cards lying 11-45 degrees off square that the first misses), unless its cards all
             # read surely at once.
             cards = self._read_heap_again(ctx, cards, read_at, taken)
+        elif (cards and not readers_for(self.game or "") and not regs and self.config.index_finder and self.card_width
+              and _cards_overlap([d for d in ctx.detections if d.inside], self.config.centre_visible)):
+            # Not a loose heap: stacks lying one way and overlapping rows hide cards too.
+            around = self._around_cards(ctx)
+            if around is not None:
+                t = time.perf_counter()
+                window, pyramid = around
+                cards = self._add_by_indices(ctx, cards, pyramid, window, taken, read_at, least=INDEX_ELSEWHERE)
+                ctx.timings["index_ms"] = (time.perf_counter() - t) * 1000
         tokens: list[TokenReading] = []
         dice: list[DieReading] = []
         for fn in readers_for(self.game or ""):
@@ -749,17 +790,13 @@ class Recognizer:
         found = [d for d in ctx.detections if d.inside and (not ctx.regions or _inside_regions(d.centre, ctx.regions))]
         return not mine or len(found) > len(mine) or min(c.confidence for c in mine) < HEAP_AGAIN_SURE
 
-    def _read_heap_again(self, ctx: ReadContext, first: list[CardReading],
-                         read_at: dict[int, tuple[CardReading, Detection]], taken: Iterable[tuple] = ()
-                         ) -> list[CardReading]:
-        """A loose heap read again on the picture turned more (`HEAP_PASSES`, `HEAP_AGREE`):
-        each card at the surest of its readings."""
-        t = time.perf_counter()
-        # Only the part of the picture round the cards found is turned and searched again.
+    def _around_cards(self, ctx: ReadContext) -> tuple[tuple[int, int, int, int], Pyramid] | None:
+        """The part of the picture round the cards found (a window, x0, y0, x1, y1) and its
+        pyramid, where they are searched again; None when no outline was found."""
         h, w = ctx.image.shape[:2]
         found = [d.quad for d in ctx.detections if d.inside]
         if not found:
-            return first  # a region's cards found on its row's places only: nothing to turn round
+            return None
         corners = np.concatenate(found)
         pad = self.card_width or 100.0
         # A region's cards lie within their own outlines, whole: half a card round them will do.
@@ -767,7 +804,19 @@ class Recognizer:
                                      pad * (HEAP_REGION_PAD if ctx.regions else 1.0))
         window = (max(0, int(x0)), max(0, int(y0)), min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1))))
         # Colours named against the light and inks the first pass measured on the same cards.
-        pyramid = Pyramid(ctx.image, regions_box([window], int(REGION_CROP_PAD * pad)))
+        return window, Pyramid(ctx.image, regions_box([window], int(REGION_CROP_PAD * pad)))
+
+    def _read_heap_again(self, ctx: ReadContext, first: list[CardReading],
+                         read_at: dict[int, tuple[CardReading, Detection]], taken: Iterable[tuple] = ()
+                         ) -> list[CardReading]:
+        """A loose heap read again on the picture turned more (`HEAP_PASSES`, `HEAP_AGREE`):
+        each card at the surest of its readings."""
+        t = time.perf_counter()
+        around = self._around_cards(ctx)
+        if around is None:
+            return first  # a region's cards found on its row's places only: nothing to turn round
+        window, pyramid = around
+        h, w = ctx.image.shape[:2]
         cards = first
         for k, (turn, new) in enumerate(HEAP_PASSES):
             if k and not self._heap_unsure(ctx, cards):
@@ -789,17 +838,24 @@ class Recognizer:
 
     def _add_by_indices(self, ctx: ReadContext, cards: list[CardReading], pyramid: Pyramid,
                         window: tuple[int, int, int, int], taken: Iterable[tuple],
-                        read_at: dict[int, tuple[CardReading, Detection]]) -> list[CardReading]:
-        """A heap's cards found by their corner indices (`INDEX_NEW`): each read `INDEX_NEW` sure,
-        not within `HEAP_SAME` of a card read and (in a one-copy deck) not a card read, is added."""
+                        read_at: dict[int, tuple[CardReading, Detection]], least: float = 0.0
+                        ) -> list[CardReading]:
+        """Cards found by their corner indices (`INDEX_NEW`): each read `INDEX_NEW` sure, not
+        already read (`INDEX_OWN`, `INDEX_UNDER`) and (in a one-copy deck) not a card read, is
+        added; `least` (off a loose heap): only number cards read that sure."""
         if self._index_finder is None:
-            self._index_finder = Detector(self.config.index_finder, face_threshold=self.config.face_threshold)
+            self._index_finder = Detector(self.config.index_finder, face_threshold=self.config.face_threshold,
+                                          max_input=INDEX_MAX_INPUT)
         finder = self._index_finder
         h, w = ctx.image.shape[:2]
         out = finder.run(ctx.image, finder.scale_for(self.card_width), window)
         dets = [d for d in decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT) if d.inside]
         if ctx.regions:
             dets = [d for d in dets if _inside_regions(d.centre, ctx.regions)]
+        centres = [np.mean(r.corners, axis=0) for r in cards]
+        indices = [x for r in cards for x in _index_centres(r.corners)]
+        # Outlines of cards already read are not read (most of them, off a heap).
+        dets = [d for d in dets if not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices)]
         if not dets:
             return cards
         again = ReadContext(image=ctx.image, pyramid=pyramid, game=ctx.game, recognizer=self,
@@ -807,21 +863,18 @@ class Recognizer:
         found = self.read_cards(again, dets, taken, read_at=read_at)
         unique = self.game in UNIQUE_DECKS
         have = {(r.kind, r.value, r.color) for r in cards if r.value is not None}
-        centres = [np.mean(r.corners, axis=0) for r in cards]
-        indices = [x for r in cards for x in _index_centres(r.corners)]
         out_cards = list(cards)
         for r in sorted(found, key=lambda r: -r.confidence):
             q = np.asarray(r.corners, np.float64)
             c = q.mean(axis=0)
             width = float(np.linalg.norm(q[1] - q[0]))
             at = read_at[id(r)][1].index_at if id(r) in read_at else None
-            if at is None:
-                near = any(np.linalg.norm(c - x) < HEAP_SAME * width for x in centres)
-            else:  # a card lying almost squarely under another shows an index where that one's is not
-                near = any(np.linalg.norm(np.subtract(at, x)) < INDEX_OWN * width for x in indices)
             under = at is not None and any(np.linalg.norm(c - x) < HEAP_SAME * width for x in centres)
             key = (r.kind, r.value, r.color)
-            if near or r.confidence < (INDEX_UNDER if under else INDEX_NEW) or (unique and key in have):
+            if least and (r.kind != "number" or r.confidence < least):
+                continue
+            if (_read_already(c, at, width, centres, indices) or r.confidence < (INDEX_UNDER if under else INDEX_NEW)
+                    or (unique and key in have)):
                 continue
             out_cards.append(r)
             have.add(key)

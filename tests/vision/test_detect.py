@@ -161,11 +161,9 @@ def test_decode_splits_the_narrow_strips_of_a_tight_overlapping_row():
 def test_large_input_runs_in_tiles_with_the_same_maps(detector, monkeypatch):
     """Small cards need a strong enlargement; the network then runs in tiles (bounded memory)
     whose margins cover its receptive field, so the maps equal one run over the whole input."""
-    import vision.detect as det
-
     image, _truth = render(condition_scene("elfer-raus", "plain", 11, size=FULL))
     whole = detector.run(image, 0.5).maps
-    monkeypatch.setattr(det, "MAX_INPUT_PIXELS", 250_000)  # the input (820×616) needs several tiles
+    monkeypatch.setattr(detector, "max_input", 250_000)  # the input (820×616) needs several tiles
     calls = []
     real = detector._net_maps
     monkeypatch.setattr(detector, "_net_maps", lambda x: calls.append(x.shape) or real(x))

@@ -750,6 +750,29 @@ def test_a_heap_card_lying_almost_squarely_under_another_is_found_by_its_index(m
     assert (4, "blue") not in [(c.value, c.color) for c in _reported_at(read(), t, within=0.3)]
 
 
+def test_cards_of_a_stack_lying_one_way_are_found_by_their_indices(monkeypatch):
+    """Train-pool count table 8000 #103 (`vision_accuracy.py --pool train --seed 8000`): four
+    large "banded" cards stacked lying one way, so not read as a loose heap. The detector outlined
+    two: the yellow 2, and the green 10, read as a green 1 (its band's "10" cut). The green 4 and
+    the red 10 between, each showing a wide strip with its indices, were missed. The index finder
+    also runs off a heap where cards lie over one another, and adds the number cards it reads
+    `INDEX_ELSEWHERE` sure: it reads the green 10, the green 4 and the red 10 at their indices
+    (the green 1 stays, now a false card)."""
+    import vision.pipeline as pipeline
+    from vision.train.evaluate import score_scene
+
+    scene = _train_table("elfer-raus-junior", 8000, 103)
+    assert scene.meta.get("mode") == "count"
+    image, truth = render(scene)
+
+    def score():
+        return score_scene(truth, [c.to_json() for c in Recognizer("elfer-raus-junior").read(image).cards])
+
+    assert score().exact == 4
+    monkeypatch.setattr(pipeline, "INDEX_ELSEWHERE", 1.01)  # nothing added off a heap
+    assert score().exact == 1
+
+
 def _read_at_their_places(got: list, cards: list[dict]) -> int:
     """The true `cards` whose nearest reading (within 0.3 of a width, as the benchmark pairs) is theirs."""
     n = 0
@@ -831,7 +854,10 @@ def test_a_row_lattice_keeps_the_sure_outlines_past_what_it_reads_at_its_places(
     lattice laid from the 13 reads 12-8 at their places, and nothing at the joker's and past it
     (its pitch a little short); the outlines there read 6, 5 and 4 surely. They carry the row's
     numbers on past the lattice's last card, so they are kept: the row's 4 and 5, lost when the
-    lattice replaced all the run's outlines, are read (and the 6, as before)."""
+    lattice replaced all the run's outlines, are read (and the 6, as before). (The index finder
+    finds one of them without it: it is kept from adding cards here, to test the lattice alone.)"""
+    import vision.pipeline as pipeline
+
     image, truth = render(_train_table("elevens", 8000, 13))
     far = [t for t in truth["cards"] if t["color"] == "red" and t["value"] in (4, 5)]
     assert len(far) == 2 and all(t["occluded"] for t in far)
@@ -840,6 +866,7 @@ def test_a_row_lattice_keeps_the_sure_outlines_past_what_it_reads_at_its_places(
     red = sorted(c.value for c in got if c.color == "red" and c.kind == "number")
     assert red[:3] == [4, 5, 6]
     monkeypatch.setattr(Recognizer, "_beyond_lattice", lambda self, run, found, p, way: set())
+    monkeypatch.setattr(pipeline, "INDEX_ELSEWHERE", 1.01)
     assert _read_at_their_places(Recognizer("elevens").read(image).cards, far) == 0
 
 
