@@ -11,12 +11,13 @@ cards'. The share of a card that shows is its pixels left uncovered by the items
 it (the renderer's outlines in drawing order), over its area. Prints the counts and the
 quartiles of the shown share; `--list` prints each missed card.
 
-It also says where the index finder (`cardindex.onnx`, the heap's last pass) lost each missed
-card, at the first stage that fails: the finder did not run (the table was not read as a loose
-heap, or every card was read surely); no pixel of its corner index boxes shows; the finder's
+It also says where the index finder (`cardindex.onnx`, a heap's last pass, and run on tables
+whose cards lie over one another) lost each missed card, at the first stage that fails: the
+finder did not run (no card found lies over another); no pixel of its corner index boxes shows; the finder's
 face map stays under 0.5 on them; no peak of `decode_indices` lies within FINDER_NEAR of its
-width of its centre; a peak does, but no reading near it names the card; one does, but it was
-not added (under `INDEX_NEW`, or near a card read before).
+width of its centre; a peak does, but it was taken for a card read (`_read_already`) and not
+read; it was read, but no reading near it names the card; one does, but it was not added (under
+`INDEX_NEW` / `INDEX_UNDER` / `INDEX_ELSEWHERE`, or taken for a card read).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's visi
 GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
 OWN_NEAR, OWN_TURN, OWN_SIZE = 0.15, 10.0, 0.15
 FINDER_NEAR = 0.25
-STAGES = ("finder not run", "no index shows", "finder map silent", "no finder peak", "finder peak, misread",
-          "read, not added")
+STAGES = ("finder not run", "no index shows", "finder map silent", "no finder peak", "peak taken for a card read",
+          "finder peak, misread", "read, not added")
 
 
 def _shown(scene, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
@@ -95,13 +96,13 @@ def _job(args) -> list[dict]:
     outlines = []
     rec = Recognizer(game)
     read_cards = rec.read_cards
-    finder: dict = {"dets": [], "read": []}
+    finder: dict = {"dets": [], "read": [], "asked": []}
 
     def keep_outlines(ctx, dets, *a, **kw):  # every pass's outlines, the heap's turned ones too
         outlines.extend(dets)
         got = read_cards(ctx, dets, *a, **kw)
         if dets and any(dets[0] is d for d in finder["dets"]):
-            finder["read"] = got
+            finder["read"], finder["asked"] = got, list(dets)
         return got
 
     def keep_finder_dets(*a, **kw):
@@ -110,7 +111,8 @@ def _job(args) -> list[dict]:
 
     rec.read_cards = keep_outlines
     if rec.config.index_finder:
-        rec._index_finder = Detector(rec.config.index_finder, face_threshold=rec.config.face_threshold)
+        rec._index_finder = Detector(rec.config.index_finder, face_threshold=rec.config.face_threshold,
+                                     max_input=pipeline.INDEX_MAX_INPUT)
         finder_run = rec._index_finder.run
 
         def keep_finder_maps(*a, **kw):
@@ -138,12 +140,13 @@ def _job(args) -> list[dict]:
                   and abs((d.angle - angle + 90.0) % 180.0 - 90.0) < OWN_TURN
                   and abs(d.size[0] / width - 1.0) < OWN_SIZE for d in outlines)
         index_pixels, index_face = _index_face(q, own_pixels, finder.get("out"))
-        peak = any(np.linalg.norm(np.asarray(d.centre) - centre) < FINDER_NEAR * width for d in finder["dets"])
+        near = [d for d in finder["dets"] if np.linalg.norm(np.asarray(d.centre) - centre) < FINDER_NEAR * width]
+        asked = any(d is a for d in near for a in finder["asked"])
         named = any(np.linalg.norm(np.mean(r.corners, axis=0) - centre) < FINDER_NEAR * width
                     and (r.kind, r.value, r.color) == (t["kind"], t["value"], t["color"]) for r in finder["read"])
         stage = (STAGES[0] if finder.get("out") is None else STAGES[1] if not index_pixels
-                 else STAGES[2] if index_face < 0.5 else STAGES[3] if not peak else STAGES[4] if not named
-                 else STAGES[5])
+                 else STAGES[2] if index_face < 0.5 else STAGES[3] if not near else STAGES[4] if not asked
+                 else STAGES[5] if not named else STAGES[6])
         rows.append({"table": f"{game}#{k}", "seed": seed, "card": (t["value"], t["color"]),
                      "shown": round(share, 2), "outlined": own, "finder": stage})
     return rows
