@@ -13,11 +13,12 @@ quartiles of the shown share; `--list` prints each missed card.
 
 It also says where the index finder (`cardindex.onnx`, a heap's last pass, and run on tables
 whose cards lie over one another) lost each missed card, at the first stage that fails: the
-finder did not run (no card found lies over another); no pixel of its corner index boxes shows; the finder's
-face map stays under 0.5 on them; no peak of `decode_indices` lies within FINDER_NEAR of its
-width of its centre; a peak does, but it was taken for a card read (`_read_already`) and not
-read; it was read, but no reading near it names the card; one does, but it was not added (under
-`INDEX_NEW` / `INDEX_UNDER` / `INDEX_ELSEWHERE`, or taken for a card read).
+finder did not run (no card found lies over another); no pixel of its corner index boxes shows;
+the finder's face map stays under 0.5 on them; no peak of `decode_indices` lies within
+FINDER_NEAR of its width of its centre and nearer to it than to any other card's; a peak does,
+but it was taken for a card read (`_read_already`) and not read; it was read, but no reading
+near it names the card; one does, but it was not added (under `INDEX_NEW` / `INDEX_UNDER` /
+`INDEX_ELSEWHERE`, or taken for a card read).
 """
 
 from __future__ import annotations
@@ -140,7 +141,11 @@ def _job(args) -> list[dict]:
                   and abs((d.angle - angle + 90.0) % 180.0 - 90.0) < OWN_TURN
                   and abs(d.size[0] / width - 1.0) < OWN_SIZE for d in outlines)
         index_pixels, index_face = _index_face(q, own_pixels, finder.get("out"))
-        near = [d for d in finder["dets"] if np.linalg.norm(np.asarray(d.centre) - centre) < FINDER_NEAR * width]
+        # A peak is the card's when it lies within FINDER_NEAR of its centre and nearer to it than
+        # to any other card's: the card over one lying almost squarely under it has its own peak.
+        others = [np.mean(o["corners"], axis=0) for o in truth["cards"] if o is not t]
+        near = [d for d in finder["dets"] if (dd := np.linalg.norm(np.asarray(d.centre) - centre)) < FINDER_NEAR * width
+                and all(dd <= np.linalg.norm(np.asarray(d.centre) - o) for o in others)]
         asked = any(d is a for d in near for a in finder["asked"])
         named = any(np.linalg.norm(np.mean(r.corners, axis=0) - centre) < FINDER_NEAR * width
                     and (r.kind, r.value, r.color) == (t["kind"], t["value"], t["color"]) for r in finder["read"])
