@@ -241,7 +241,7 @@ class RecognizerConfig:
     row_break: float = 0.2  # rows of consecutive numbers: chance that two neighbours are not (1: rows unused)
     classifier: str = "cards"
     detector: str = "cardnet"
-    index_finder: str = "cardindex"  # a loose heap's cards found by their corner indices ("": not looked for)
+    index_finder: str = "cardindex"  # cards found by their corner indices where cards lie over one another ("": none)
 
     def __post_init__(self) -> None:
         if self.indices not in ("always", "auto"):
@@ -600,7 +600,7 @@ class Recognizer:
         self.profile = profile
         self.options = dict(options or {})  # passed to registered readers (e.g. "board": a calibration file)
         self.detector = Detector(self.config.detector, face_threshold=self.config.face_threshold)
-        self._index_finder: Detector | None = None  # loaded at the first heap (`index_finder`)
+        self._index_finder: Detector | None = None  # loaded at its first use (`index_finder`)
         self.classifier = Classifier(self.config.classifier)
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
@@ -869,7 +869,7 @@ class Recognizer:
             c = q.mean(axis=0)
             width = float(np.linalg.norm(q[1] - q[0]))
             at = read_at[id(r)][1].index_at if id(r) in read_at else None
-            under = at is not None and any(np.linalg.norm(c - x) < HEAP_SAME * width for x in centres)
+            under = at is not None and _read_already(c, None, width, centres, indices)  # by its centre
             key = (r.kind, r.value, r.color)
             if least and (r.kind != "number" or r.confidence < least):
                 continue
