@@ -18,7 +18,9 @@ the finder's face map stays under 0.5 on them; no peak of `decode_indices` lies 
 FINDER_NEAR of its width of its centre and nearer to it than to any other card's; a peak does,
 but it was taken for a card read (`_read_already`) and not read; it was read, but no reading
 near it names the card; one does, but it was not added (under `INDEX_NEW` / `INDEX_UNDER` /
-`INDEX_ELSEWHERE`, or taken for a card read).
+`INDEX_ELSEWHERE`, or taken for a card read). `--list` also gives, for each, how far the
+nearest card lies (its widths) and how much it is turned from it, and the share of the finder's
+votes from its own index pixels that lie nearer to its centre than to any other card's.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ STAGES = ("finder not run", "no index shows", "finder map silent", "no finder pe
           "finder peak, misread", "read, not added")
 
 
+def _angle(corners) -> float:
+    """A card's direction (degrees, 0-180) from its outline, left side downwards."""
+    v = np.asarray(corners[3], np.float64) - np.asarray(corners[0], np.float64)
+    return float(np.degrees(np.arctan2(v[1], v[0])) % 180)
+
+
 def _shown(scene, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
     """(outline, share shown) of every card, from the items' outlines in drawing order."""
     from vision.train.scenes import item_outlines
@@ -57,14 +65,16 @@ def _shown(scene, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
     return out
 
 
-def _index_face(q: np.ndarray, own: np.ndarray, finder_out) -> tuple[int, float]:
-    """(pixels of the card's corner index boxes that show, the finder's largest face probability
-    on them)."""
-    from vision.detect import INDEX_BOXES, full_to_out
+def _index_face(q: np.ndarray, own: np.ndarray, finder_out, centres: list[np.ndarray], k: int
+                ) -> tuple[int, float, float | None]:
+    """(pixels of the card's corner indices that show, the finder's largest face probability on
+    them, the share of their votes lying nearer to the card's centre (`centres[k]`) than to any
+    other card's; None when none votes)."""
+    from vision.detect import INDEX_BOXES, _votes, full_to_out
 
     m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(q))
     prob = None if finder_out is None else 1.0 / (1.0 + np.exp(-finder_out.maps[0]))
-    pixels, top = 0, 0.0
+    pixels, top, cells = 0, 0.0, set()
     for u0, v0, u1, v1 in INDEX_BOXES.values():
         box = cv2.perspectiveTransform(np.float32([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]]), m)[0]
         mask = np.zeros(own.shape, np.uint8)
@@ -76,7 +86,18 @@ def _index_face(q: np.ndarray, own: np.ndarray, finder_out) -> tuple[int, float]
             ox = np.clip(np.round(o[:, 0]).astype(int), 0, prob.shape[1] - 1)
             oy = np.clip(np.round(o[:, 1]).astype(int), 0, prob.shape[0] - 1)
             top = max(top, float(prob[oy, ox].max()))
-    return pixels, top
+            cells |= set(zip(ox.tolist(), oy.tolist(), strict=True))
+    if not cells:
+        return pixels, top, None
+    _f, ys, xs, _p, vx, vy = _votes(finder_out.maps, 0.5)
+    on = np.array([(x, y) in cells for x, y in zip(xs.tolist(), ys.tolist(), strict=True)], bool)
+    if not on.any():
+        return pixels, top, None
+    votes = np.stack([vx[on], vy[on]], 1)
+    from vision.detect import out_to_full
+    out_to_full_votes = out_to_full(votes, finder_out.scale) + list(finder_out.offset)
+    d = np.stack([np.linalg.norm(out_to_full_votes - c, axis=1) for c in centres])
+    return pixels, top, float((d.argmin(axis=0) == k).mean())
 
 
 def _job(args) -> list[dict]:
@@ -134,13 +155,14 @@ def _job(args) -> list[dict]:
             continue
         q = np.asarray(t["corners"], np.float64)
         centre, width = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
-        v = q[3] - q[0]
-        angle = float(np.degrees(np.arctan2(v[1], v[0])) % 180)
+        angle = _angle(q)
         _q, share, own_pixels = min(shown, key=lambda s: float(np.abs(s[0] - q).sum()))
         own = any(np.linalg.norm(np.asarray(d.centre) - centre) < OWN_NEAR * width
                   and abs((d.angle - angle + 90.0) % 180.0 - 90.0) < OWN_TURN
                   and abs(d.size[0] / width - 1.0) < OWN_SIZE for d in outlines)
-        index_pixels, index_face = _index_face(q, own_pixels, finder.get("out"))
+        centres = [np.mean(o["corners"], axis=0) for o in truth["cards"]]
+        index_pixels, index_face, own_votes = _index_face(q, own_pixels, finder.get("out"), centres,
+                                                          truth["cards"].index(t))
         # A peak is the card's when it lies within FINDER_NEAR of its centre and nearer to it than
         # to any other card's: the card over one lying almost squarely under it has its own peak.
         others = [np.mean(o["corners"], axis=0) for o in truth["cards"] if o is not t]
@@ -152,8 +174,12 @@ def _job(args) -> list[dict]:
         stage = (STAGES[0] if finder.get("out") is None else STAGES[1] if not index_pixels
                  else STAGES[2] if index_face < 0.5 else STAGES[3] if not near else STAGES[4] if not asked
                  else STAGES[5] if not named else STAGES[6])
+        # The card nearest it: how far (widths) and how much turned from it.
+        gaps = [(float(np.linalg.norm(np.mean(o["corners"], axis=0) - centre)) / width,
+                 abs((_angle(o["corners"]) - angle + 90.0) % 180.0 - 90.0)) for o in truth["cards"] if o is not t]
         rows.append({"table": f"{game}#{k}", "seed": seed, "card": (t["value"], t["color"]),
-                     "shown": round(share, 2), "outlined": own, "finder": stage})
+                     "shown": round(share, 2), "outlined": own, "finder": stage,
+                     "nearest": min(gaps, default=(float("inf"), 0.0)), "own_votes": own_votes})
     return rows
 
 
@@ -173,7 +199,10 @@ def main(argv=None) -> None:
     if a.list:
         for r in sorted(rows, key=lambda r: (r["seed"], r["table"])):
             print(f"  {r['seed']} {r['table']:24s} {r['card']!s:16s} shown {r['shown']:.2f} "
-                  f"{'outlined' if r['outlined'] else 'no outline of its own':22s} finder: {r['finder']}")
+                  f"{'outlined' if r['outlined'] else 'no outline of its own':22s} "
+                  f"nearest card {r['nearest'][0]:.2f} widths, {r['nearest'][1]:3.0f}° off; "
+                  f"own votes {'-' if r['own_votes'] is None else format(r['own_votes'], '.2f')}; "
+                  f"finder: {r['finder']}")
     if not rows:
         print("no heap card missed")
         return
