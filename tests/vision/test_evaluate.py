@@ -34,3 +34,21 @@ def test_a_wrong_reading_is_still_a_misread_of_the_nearest_card_and_far_ones_are
     assert [m[1]["value"] for m in s.missed] == [7]  # 31 px off a 100 px card: beyond 0.3 of a width
     assert [e[1]["value"] for e in s.extra] == [7]
     assert s.scenes_exact == 0
+
+
+def test_a_hidden_card_in_view_read_right_neither_counts_nor_hurts_but_misnamed_is_a_false_card():
+    """A card under another, half of it in view but neither its middle nor an index wholly
+    (the truth lists it hidden): read right where it lies it is no false card; read as another
+    card, or read where a card barely shows, it is one."""
+    half, sliver = {**_card(3, "red", 300, 500), "shown": 0.5}, {**_card(9, "green", 700, 500), "shown": 0.1}
+    truth = {"cards": [_card(20, "red", 500, 500)], "hidden": [half, sliver]}
+    s = score_scene(truth, [_reading(20, "red", 500, 500), _reading(3, "red", 305, 500)])
+    assert (s.predicted, s.matched, s.exact, s.seen_hidden, s.extra) == (1, 1, 1, 1, [])
+    assert s.scenes_exact == 1
+    assert s.summary()["precision"] == 1.0 and s.summary()["precision_counting_hidden"] == 0.5
+    s = score_scene(truth, [_reading(20, "red", 500, 500), _reading(8, "red", 305, 500),
+                            _reading(9, "green", 700, 500)])
+    assert (s.predicted, s.seen_hidden, s.scenes_exact) == (3, 0, 0)
+    assert sorted(e[1]["value"] for e in s.extra) == [8, 9]
+    s = score_scene(truth, [_reading(20, "red", 500, 500), _reading(3, "red", 345, 500)])  # 45 px off: not there
+    assert (s.seen_hidden, [e[1]["value"] for e in s.extra]) == (0, [3])

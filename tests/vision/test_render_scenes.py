@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision.render import GAMES, CameraSpec, random_scene, render, render_static
+from vision.train.evaluate import HIDDEN_SHOWN
 
 SMALL = (820, 616)  # half the Pi camera's binned mode: same geometry, four times faster
 
@@ -171,6 +172,8 @@ def test_stacked_rows_show_only_the_outermost_cards():
         for v in vals:
             if v not in (min(vals), max(vals), 11):
                 assert (row["color"], v) in hidden and (row["color"], v) not in shown
+    # Under the outer cards they barely show: a reading of one would be a false card.
+    assert all(0.0 <= c["shown"] < HIDDEN_SHOWN for c in st.truth["hidden"])
 
 
 def test_pile_tops_are_reported_and_the_rest_hidden():

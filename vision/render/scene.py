@@ -318,6 +318,7 @@ def _truth(scene: Scene, cam: Camera, cv: Canvas, placed: dict[int, Placed], lay
             cards.append(entry)
         else:
             entry.pop("occluded", None)
+            entry["shown"] = round(float(vis), 3)  # share of the card in view: readable or not
             where[i] = ("hidden", len(hidden))
             hidden.append(entry)
     truth: dict[str, Any] = {
