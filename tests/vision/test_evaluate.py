@@ -52,3 +52,6 @@ def test_a_hidden_card_in_view_read_right_neither_counts_nor_hurts_but_misnamed_
     assert sorted(e[1]["value"] for e in s.extra) == [8, 9]
     s = score_scene(truth, [_reading(20, "red", 500, 500), _reading(3, "red", 345, 500)])  # 45 px off: not there
     assert (s.seen_hidden, [e[1]["value"] for e in s.extra]) == (0, [3])
+    half["pile"] = True  # under an 11 nimmt! pile's top: not the game's
+    s = score_scene(truth, [_reading(20, "red", 500, 500), _reading(3, "red", 305, 500)])
+    assert (s.seen_hidden, [e[1]["value"] for e in s.extra]) == (0, [3])

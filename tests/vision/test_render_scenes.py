@@ -187,6 +187,7 @@ def test_pile_tops_are_reported_and_the_rest_hidden():
             assert top in shown and pile["top"]["list"] == "cards"
             for v in pile["values"][:-1]:
                 assert v not in shown and v in hidden
+        assert all(c.get("pile") for c in st.truth["hidden"] if c["kind"] == "number")  # 11 nimmt! piles only
         assert all(c["color"] is None for c in st.truth["cards"])
 
 

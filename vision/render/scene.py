@@ -259,6 +259,7 @@ def _truth(scene: Scene, cam: Camera, cv: Canvas, placed: dict[int, Placed], lay
     cards, tokens, dice, hidden, backs, outside = [], [], [], [], [], []
     where: dict[int, tuple[str, int]] = {}
     order = sorted(placed, key=lambda i: (scene.items[i].layer, i))
+    under_top = {i for pile in scene.meta.get("piles", []) for i in pile.get("items", [])[:-1]}
     for i in order:
         it, p = scene.items[i], placed[i]
         if it.obj == "prop":
@@ -319,6 +320,8 @@ def _truth(scene: Scene, cam: Camera, cv: Canvas, placed: dict[int, Placed], lay
         else:
             entry.pop("occluded", None)
             entry["shown"] = round(float(vis), 3)  # share of the card in view: readable or not
+            if i in under_top:
+                entry["pile"] = True  # under a pile's top: not the game's, however much shows
             where[i] = ("hidden", len(hidden))
             hidden.append(entry)
     truth: dict[str, Any] = {

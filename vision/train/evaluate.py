@@ -9,8 +9,8 @@ The truth requires a card when its middle or a corner index is all but wholly in
 more covered is listed hidden. A reading left unpaired that names a hidden card lying within
 `tol` of its width, with at least `HIDDEN_SHOWN` of it in view, is neither counted nor held
 against the reader (`seen_hidden`), as readings under a hand are not: it is a card on the table
-read right, not a false card (as detection benchmarks' "don't care" objects). Misnamed, it is
-a false card.
+read right, not a false card (as detection benchmarks' "don't care" objects). Misnamed, or under
+an 11 nimmt! pile's top (only the top is the game's), it is a false card.
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def _names_hidden(r: dict, hidden: list[dict], tol: float) -> bool:
     of its width."""
     c = _centre(r["corners"])
     for h in hidden:
-        if h.get("object", "card") != "card" or h.get("shown", 0.0) < HIDDEN_SHOWN or not same_card(h, r):
+        if (h.get("object", "card") != "card" or h.get("pile") or h.get("shown", 0.0) < HIDDEN_SHOWN
+                or not same_card(h, r)):
             continue
         width = float(np.linalg.norm(np.subtract(h["corners"][1], h["corners"][0])))
         if np.linalg.norm(_centre(h["corners"]) - c) <= tol * width:
