@@ -70,7 +70,7 @@ def _index_face(q: np.ndarray, own: np.ndarray, finder_out, centres: list[np.nda
     """(pixels of the card's corner indices that show, the finder's largest face probability on
     them, the share of their votes lying nearer to the card's centre (`centres[k]`) than to any
     other card's; None when none votes)."""
-    from vision.detect import INDEX_BOXES, _votes, full_to_out
+    from vision.detect import INDEX_BOXES, _votes, full_to_out, out_to_full
 
     m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(q))
     prob = None if finder_out is None else 1.0 / (1.0 + np.exp(-finder_out.maps[0]))
@@ -93,10 +93,8 @@ def _index_face(q: np.ndarray, own: np.ndarray, finder_out, centres: list[np.nda
     on = np.array([(x, y) in cells for x, y in zip(xs.tolist(), ys.tolist(), strict=True)], bool)
     if not on.any():
         return pixels, top, None
-    votes = np.stack([vx[on], vy[on]], 1)
-    from vision.detect import out_to_full
-    out_to_full_votes = out_to_full(votes, finder_out.scale) + list(finder_out.offset)
-    d = np.stack([np.linalg.norm(out_to_full_votes - c, axis=1) for c in centres])
+    votes = out_to_full(np.stack([vx[on], vy[on]], 1), finder_out.scale) + list(finder_out.offset)
+    d = np.stack([np.linalg.norm(votes - c, axis=1) for c in centres])
     return pixels, top, float((d.argmin(axis=0) == k).mean())
 
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SWAPS = ({"yellow", "green"}, {"blue", "green"})
+# Share of a hidden card in view from which reading it right is no false card: the stacks' and
+# piles' inner cards mostly show under a tenth; a card half under another, its index cut, half.
 HIDDEN_SHOWN = 0.25
 PAIRS = ({6, 9}, {1, 7}, {11, 17}, {12, 21}, {16, 91}, {18, 81}, {19, 61}, {66, 99}, {68, 89}, {86, 98})
 
