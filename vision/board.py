@@ -300,6 +300,7 @@ EMPTY_LIGHT = 0.3
 EMPTY_CHANGED = 0.8
 EMPTY_CHANGED_TINT = 0.15
 EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading
+LIGHT_SQUARES = 4  # squares looking empty by their pattern from which the board's light is measured
 EMPTY_GRID = 12  # crops compared at this size (blurs away a pixel or two of misregistration)
 EMPTY_DETAIL_PX = 2.0  # blur (pixels of that grid) taken off both middles before they are compared
 
@@ -342,37 +343,63 @@ def _fine(m: np.ndarray) -> np.ndarray:
     return np.stack([c - cv2.GaussianBlur(c, (0, 0), EMPTY_DETAIL_PX) for c in m])
 
 
-def empty_likeness(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """(pattern, tint, light) of each square's crop against its crop on the empty board.
+def _middle(x: np.ndarray) -> np.ndarray:
+    """The middles of square crops (where a tile would lie), reduced to EMPTY_GRID."""
+    s = x.shape[1]
+    a, b = int(round(s * EMPTY_CENTRE[0])), int(round(s * EMPTY_CENTRE[1]))
+    return np.stack([cv2.resize(c[a:b, a:b], (EMPTY_GRID, EMPTY_GRID), interpolation=cv2.INTER_AREA)
+                     for c in x]).astype(np.float32)
 
-    pattern: correlation (-1..1) of the middles (where a tile would lie), each reduced and
-    standardised per channel, so a dimmer or warmer lamp changes nothing. tint: how far the
-    middle's colour has moved, in log-chromaticity under each picture's board light (a cream
-    tile on a square printed in the tile's own tint and number has the same pattern). light: how
-    far its lightness has moved, in log under each picture's board light (a cream grey joker on
-    a square printed dark grey with its number: the same pattern, no tint)."""
-    def middle(x: np.ndarray) -> np.ndarray:
-        s = x.shape[1]
-        a, b = int(round(s * EMPTY_CENTRE[0])), int(round(s * EMPTY_CENTRE[1]))
-        return np.stack([cv2.resize(c[a:b, a:b], (EMPTY_GRID, EMPTY_GRID), interpolation=cv2.INTER_AREA)
-                         for c in x]).astype(np.float32)
 
+def empty_pattern(crops: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """Correlation (-1..1) of each square's middle with its middle on the empty board, each
+    reduced and standardised per channel, so a dimmer or warmer lamp changes nothing."""
     def norm(m: np.ndarray) -> np.ndarray:
         return (m - m.mean(axis=(1, 2), keepdims=True)) / (m.std(axis=(1, 2), keepdims=True) + 6.0)
 
-    def log_colour(m: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.log(np.maximum(m.mean(axis=(1, 2)), 4.0) / w)
-
-    ma, mb = middle(crops), middle(empty)
+    ma, mb = _middle(crops), _middle(empty)
     a, b = norm(_fine(_deshaded(ma, mb))), norm(_fine(mb))
     num = (a * b).mean(axis=(1, 2, 3))
     den = np.sqrt((a * a).mean(axis=(1, 2, 3)) * (b * b).mean(axis=(1, 2, 3)))
-    pattern = num / np.maximum(den, 1e-6)
-    moved = log_colour(ma, white) - log_colour(mb, empty_white)
+    return num / np.maximum(den, 1e-6)
+
+
+def board_light(crops: np.ndarray, empty: np.ndarray, alike: np.ndarray, empty_white: np.ndarray,
+                fallback: np.ndarray) -> np.ndarray:
+    """The board's light now (BGR): its light on the empty board times the median change of the
+    rims of the squares that still look empty by their pattern (`alike`), each against its own
+    rim then. The median rim of all squares (`fallback`, used when under LIGHT_SQUARES look
+    empty) is a tile's colour on a board mostly covered: every empty square then seemed tinted
+    (train 5000 11! #45: 44 empty squares of 88 read as their printed numbers)."""
+    if int(np.count_nonzero(alike)) < LIGHT_SQUARES:
+        return fallback
+    now, then = _rims(crops[alike]), _rims(empty[alike])
+    return empty_white * np.median(now / np.maximum(then, 8.0), axis=0)
+
+
+def _rims(crops: np.ndarray) -> np.ndarray:
+    """Each crop's outer band's median colour (N×3), on the crop reduced to EMPTY_GRID."""
+    g = EMPTY_GRID
+    x = np.stack([cv2.resize(c, (g, g), interpolation=cv2.INTER_AREA) for c in crops]).astype(np.float32)
+    k = max(1, int(round(g * EMPTY_RIM)))
+    band = np.ones((g, g), bool)
+    band[k:-k, k:-k] = False
+    return np.median(x[:, band], axis=1)
+
+
+def empty_colour(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(tint, light) of each square's middle against its middle on the empty board. tint: how far
+    its colour has moved, in log-chromaticity under each picture's board light (a cream tile on a
+    square printed in the tile's own tint and number has the same pattern). light: how far its
+    lightness has moved, in log under each picture's board light (a cream grey joker on a square
+    printed dark grey with its number: the same pattern, no tint)."""
+    def log_colour(m: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(m.mean(axis=(1, 2)), 4.0) / w)
+
+    moved = log_colour(_middle(crops), white) - log_colour(_middle(empty), empty_white)
     light = moved.mean(axis=1)
-    tint = np.linalg.norm(moved - light[:, None], axis=1)
-    return pattern, tint, light
+    return np.linalg.norm(moved - light[:, None], axis=1), light
 
 
 # The tile finder (`train.finder_train --kind tiles`): where tiles lie, at 0.8 px/mm (a tile about
@@ -529,8 +556,10 @@ class Start11Reader:
             if same.any():
                 ref = np.stack([self.empty[sq[i].id] for i in idx[same]])
                 has = np.flatnonzero(same)
-                pattern, tint, light = empty_likeness(np.stack([crops[n] for n in has]), ref,
-                                                      rim_white(np.stack(crops)), self.empty_white)
+                now = np.stack([crops[n] for n in has])
+                pattern = empty_pattern(now, ref)
+                white = board_light(now, ref, pattern >= EMPTY_LIKENESS, self.empty_white, rim_white(np.stack(crops)))
+                tint, light = empty_colour(now, ref, white, self.empty_white)
                 changed[has] = (pattern < EMPTY_CHANGED) | (tint > EMPTY_CHANGED_TINT)
                 same[has] = (pattern >= EMPTY_LIKENESS) & (tint <= EMPTY_TINT) & (np.abs(light) <= EMPTY_LIGHT)
             for i in idx[same]:
