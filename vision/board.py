@@ -351,13 +351,12 @@ def _middle(x: np.ndarray) -> np.ndarray:
                      for c in x]).astype(np.float32)
 
 
-def empty_pattern(crops: np.ndarray, empty: np.ndarray) -> np.ndarray:
-    """Correlation (-1..1) of each square's middle with its middle on the empty board, each
-    reduced and standardised per channel, so a dimmer or warmer lamp changes nothing."""
+def empty_pattern(ma: np.ndarray, mb: np.ndarray) -> np.ndarray:
+    """Correlation (-1..1) of each square's middle (`_middle`) with its middle on the empty
+    board, each standardised per channel, so a dimmer or warmer lamp changes nothing."""
     def norm(m: np.ndarray) -> np.ndarray:
         return (m - m.mean(axis=(1, 2), keepdims=True)) / (m.std(axis=(1, 2), keepdims=True) + 6.0)
 
-    ma, mb = _middle(crops), _middle(empty)
     a, b = norm(_fine(_deshaded(ma, mb))), norm(_fine(mb))
     num = (a * b).mean(axis=(1, 2, 3))
     den = np.sqrt((a * a).mean(axis=(1, 2, 3)) * (b * b).mean(axis=(1, 2, 3)))
@@ -387,17 +386,18 @@ def _rims(crops: np.ndarray) -> np.ndarray:
     return np.median(x[:, band], axis=1)
 
 
-def empty_colour(crops: np.ndarray, empty: np.ndarray, white: np.ndarray, empty_white: np.ndarray
+def empty_colour(ma: np.ndarray, mb: np.ndarray, white: np.ndarray, empty_white: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(tint, light) of each square's middle against its middle on the empty board. tint: how far
-    its colour has moved, in log-chromaticity under each picture's board light (a cream tile on a
-    square printed in the tile's own tint and number has the same pattern). light: how far its
-    lightness has moved, in log under each picture's board light (a cream grey joker on a square
-    printed dark grey with its number: the same pattern, no tint)."""
+    """(tint, light) of each square's middle (`_middle`) against its middle on the empty board
+    (`mb`). tint: how far its colour has moved, in log-chromaticity under each picture's board
+    light (`white`, `empty_white`; a cream tile on a square printed in the tile's own tint and
+    number has the same pattern). light: how far its lightness has moved, in log under each
+    picture's board light (a cream grey joker on a square printed dark grey with its number: the
+    same pattern, no tint)."""
     def log_colour(m: np.ndarray, w: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(m.mean(axis=(1, 2)), 4.0) / w)
 
-    moved = log_colour(_middle(crops), white) - log_colour(_middle(empty), empty_white)
+    moved = log_colour(ma, white) - log_colour(mb, empty_white)
     light = moved.mean(axis=1)
     return np.linalg.norm(moved - light[:, None], axis=1), light
 
@@ -557,9 +557,10 @@ class Start11Reader:
                 ref = np.stack([self.empty[sq[i].id] for i in idx[same]])
                 has = np.flatnonzero(same)
                 now = np.stack([crops[n] for n in has])
-                pattern = empty_pattern(now, ref)
+                ma, mb = _middle(now), _middle(ref)
+                pattern = empty_pattern(ma, mb)
                 white = board_light(now, ref, pattern >= EMPTY_LIKENESS, self.empty_white, rim_white(np.stack(crops)))
-                tint, light = empty_colour(now, ref, white, self.empty_white)
+                tint, light = empty_colour(ma, mb, white, self.empty_white)
                 changed[has] = (pattern < EMPTY_CHANGED) | (tint > EMPTY_CHANGED_TINT)
                 same[has] = (pattern >= EMPTY_LIKENESS) & (tint <= EMPTY_TINT) & (np.abs(light) <= EMPTY_LIGHT)
             for i in idx[same]:

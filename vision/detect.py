@@ -799,12 +799,10 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
         shown, on = _indices_voting(xs[sel], ys[sel], c, u, v, cw, ch)
         px, py = (xs[sel], ys[sel]) if on is None else (xs[sel][on], ys[sel][on])
         at = None if on is None else out_to_full(np.array([px.mean(), py.mean()]), s) + list(out.offset)
-        mask = np.zeros(maps.shape[1:], np.float32)
-        mask[py, px] = 1.0
         dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=math.degrees(th) % 180.0,
                               size=(card_w, card_w * aspect), face=float(prob[sel].mean()), pixels=int(sel.sum()),
                               visible={"centre": 0.0, **shown}, inside=within_picture(quad, card_w, img_w, img_h),
-                              grid=_index_grid(out, mask, quad),
+                              grid=_index_grid(out, px, py, quad),
                               index_at=None if at is None else (float(at[0]), float(at[1]))))
     return dets
 
@@ -827,11 +825,16 @@ def _indices_voting(xs: np.ndarray, ys: np.ndarray, c: np.ndarray, u: np.ndarray
     return shown, (ons[0] if len(ons) == 1 else None)
 
 
-def _index_grid(out: NetOutput, mask: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The cells of the card outlined by `quad` (image pixels) that `mask` (the finder's output
-    grid) covers, `INDEX_GRID` of them: the colour of a card found by its index is named from its
-    index, not from the cards lying over the rest of its outline."""
+def _index_grid(out: NetOutput, px: np.ndarray, py: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The cells of the card outlined by `quad` (image pixels) that the voters at (`px`, `py`,
+    the finder's output grid) cover, `INDEX_GRID` of them: the colour of a card found by its
+    index is named from its index, not from the cards lying over the rest of its outline. The
+    voters' mask is drawn only round them (zero beyond, as the sampling's border)."""
+    x0, y0 = int(px.min()) - 1, int(py.min()) - 1
+    mask = np.zeros((int(py.max()) - y0 + 2, int(px.max()) - x0 + 2), np.float32)
+    mask[py - y0, px - x0] = 1.0
     q = full_to_out(np.asarray(quad, np.float64) - list(out.offset), out.scale)
     gu, gv = INDEX_GRID
     m = cv2.getAffineTransform(np.float32([[0, 0], [gu, 0], [gu, gv]]), np.float32(q[:3]))
+    m[:, 2] -= (x0, y0)  # the same cells, sampled from the mask's corner
     return cv2.warpAffine(mask, m, (gu, gv), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0.0)
