@@ -832,6 +832,8 @@ def test_a_neighbouring_tiles_shadow_does_not_make_an_empty_square_look_changed(
         return sorted(set(_read_after_empty(image, bare)) - want)
 
     assert extra() == []
+    monkeypatch.setattr(board_mod, "SHADOW_DOWN", 9.0)  # (squares only darkened are told apart too)
+    assert extra() == []
     monkeypatch.setattr(board_mod, "_deshaded", lambda m, ref: m)  # the middles compared as they are
     monkeypatch.setattr(board_mod, "_fine", lambda m: m)
     assert extra() == ["red:3", "yellow:4"]
@@ -876,11 +878,14 @@ def test_a_shadows_soft_edge_left_by_the_plane_is_not_taken_for_a_tile(monkeypat
     # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5300 --empty-board,
     # #13): the shadows of the tiles ending three rows darken the next empty squares with a soft
     # edge, which a plane of light (`_deshaded`) does not take out: compared on their fine detail
-    # (`_fine`) those squares look as they did empty. (Its yellow 15 is still taken for a tile.)
+    # (`_fine`) those squares look as they did empty. (Its empty yellow 15, taken for a tile until
+    # stop 46, is now left to the tile net as only darkened: `shadowed`.)
     image, truth, bare = _empty_board([5300, 13, 1], pool="train")
     want = set(_by_square(truth["cards"]))
     shaded = {"red:14", "blue:15", "green:14"}
     assert not shaded & want
+    assert set(_read_after_empty(image, bare)) == want
+    monkeypatch.setattr(board_mod, "SHADOW_DOWN", 9.0)  # (squares only darkened are told apart too)
     assert not shaded & set(_read_after_empty(image, bare))
     monkeypatch.setattr(board_mod, "_fine", lambda m: m)
     assert shaded <= set(_read_after_empty(image, bare))
@@ -918,3 +923,39 @@ def test_tiles_of_a_stock_unlike_the_train_templates_are_read_on_a_board_never_s
              and (g["kind"], g["value"], g["color"]) == (c["kind"], c["value"], c["color"])]
     assert len(want) >= 20 and len(right) >= len(want) - 1
     assert len(got) <= len(want)  # no empty square read as a tile
+
+
+def test_a_loose_symbol_tile_is_read_and_a_thing_merely_like_one_is_not(monkeypatch) -> None:
+    # Train-pool 11! table of the symbols variant (vision_boards.py --game start11 --pool train
+    # --seed 5000, #142): a circle tile lies beside the board, read 0.999 sure; something else
+    # there reads as a triangle tile 0.955 sure. Loose symbol tiles read 0.979 or more, other
+    # things as symbols at most 0.955 (400 train tables): such a reading needs LOOSE_SYMBOL_SURE.
+    rng = np.random.default_rng([5000, 142, 1])
+    image, truth = render(random_scene("start11", rng, "train", hand=False))
+    want = sorted((t["kind"], str(t["value"])) for t in truth["cards"] if t.get("square") is None)
+    assert ("symbol", "circle") in want
+
+    def loose() -> list[tuple]:
+        cards = Recognizer("start11").read(image).to_json()["cards"]
+        return sorted((c["kind"], str(c["value"])) for c in cards if c.get("square") is None)
+
+    assert loose() == want
+    monkeypatch.setattr(board_mod, "LOOSE_SYMBOL_SURE", 0.0)  # a symbol read as surely as a number
+    assert set(loose()) - set(want) == {("symbol", "triangle")}
+
+
+def test_a_square_only_darkened_by_a_neighbours_shadow_is_left_to_the_tile_net(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000 --empty-board,
+    # #39): the yellow 18's shadow falls across the printed 19 beside it, its edge through the
+    # numeral; neither the plane nor the fine detail takes that out (likeness 0.76), so the square
+    # was taken as changed, a tile forced there, and its printed 19 reported as a tile. Only
+    # darker than on the empty board, it is left to the tile net, which sees no tile.
+    image, truth, bare = _empty_board([5000, 39, 1], pool="train")
+    want = set(_by_square(truth["cards"]))
+
+    def extra() -> list[str]:
+        return sorted(set(_read_after_empty(image, bare)) - want)
+
+    assert extra() == []
+    monkeypatch.setattr(board_mod, "SHADOW_DOWN", 9.0)  # no square taken as only darkened
+    assert extra() == ["yellow:19"]

@@ -135,6 +135,28 @@ def test_an_11_board_can_hold_misplaced_tiles_without_changing_the_usual_scenes(
     assert all(c == "gray" for k, _v, c, _sq in wrong if k == "joker")
 
 
+def test_symbol_tiles_lie_beside_the_board_only_in_the_symbols_variant_one_per_square_left():
+    """The variant's players hold symbol tiles, so some lie beside the board; each of the eight
+    (one per symbol square) once at most, on the board or beside it. Drawn from a stream of
+    their own: the board's tiles and the other loose tiles are the ones the seed always gave."""
+    from vision.layouts import load_layout
+
+    squares = sorted(q.symbol for q in load_layout("start11").squares if q.kind == "symbol")
+    beside = 0
+    for seed in range(40):
+        scene = _scene("start11", seed)
+        symbols = [it for it in scene.items if it.obj == "tile" and it.card["kind"] == "symbol"]
+        loose = [it for it in symbols if it.square is None]
+        if scene.meta.get("variant") != "symbols":
+            assert symbols == []
+            continue
+        beside += len(loose)
+        held = sorted(str(it.card["value"]) for it in symbols)
+        assert all(held.count(s) <= squares.count(s) for s in set(held)), held
+        assert all(it.group == "loose" for it in loose)
+    assert beside > 0
+
+
 def test_same_seed_same_image_and_other_seed_differs():
     a, ta = render(_scene("elfer-raus", 3))
     b, tb = render(_scene("elfer-raus", 3))

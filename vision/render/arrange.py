@@ -444,6 +444,20 @@ def _start11(rng, design: Design, pool: str, ov: dict):
         side = 1 if rng.random() < 0.5 else -1
         items.append(Item("tile", card, float(rng.uniform(-280, 280)), float(side * rng.uniform(185, 240)),
                           float(rng.uniform(0, 360)), layer=5, seed=_seed(rng), group="loose"))
+    if variant == "symbols":
+        # The variant's players hold symbol tiles too: one may lie beside the board. Drawn from
+        # a stream jumped apart from `rng`, so that every other draw of a seed's scene stays.
+        extra = np.random.Generator(rng.bit_generator.jumped())
+        spare = [q.symbol for q in layout.squares if q.kind == "symbol"]  # one tile per symbol square
+        for it in items:
+            if it.card["kind"] == "symbol":
+                spare.remove(it.card["value"])
+        for _ in range(int(extra.choice([0, 1, 2], p=[0.4, 0.4, 0.2]))):
+            card = _card("symbol", str(extra.choice(spare)), None)
+            spare.remove(card["value"])
+            side = 1 if extra.random() < 0.5 else -1
+            items.append(Item("tile", card, float(extra.uniform(-280, 280)), float(side * extra.uniform(185, 240)),
+                              float(extra.uniform(0, 360)), layer=5, seed=_seed(extra), group="loose"))
     return items, board, {"variant": variant}
 
 
