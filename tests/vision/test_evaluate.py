@@ -55,3 +55,19 @@ def test_a_hidden_card_in_view_read_right_neither_counts_nor_hurts_but_misnamed_
     half["pile"] = True  # under an 11 nimmt! pile's top: not the game's
     s = score_scene(truth, [_reading(20, "red", 500, 500), _reading(3, "red", 305, 500)])
     assert (s.seen_hidden, [e[1]["value"] for e in s.extra]) == (0, [3])
+
+
+def test_a_card_cut_by_a_hair_read_right_neither_counts_nor_hurts_but_one_cut_more_is_a_false_card():
+    """Cards cut by the picture's border are not required; one with 97 % or more of it in the
+    picture, read right where it lies, is no false card either. Cut more, or misnamed, it is."""
+    # 100 × 150 cards whose bottom edge runs past a 1000 × 1000 picture by 3 px (2 %) and by 15 px (10 %)
+    hair, more = _card(4, "blue", 200, 1000 - 75 + 3), _card(6, "green", 600, 1000 - 75 + 15)
+    truth = {"cards": [_card(20, "red", 500, 500)], "outside": [hair, more], "size": [1000, 1000]}
+    read_hair, read_more = _reading(4, "blue", 200, 1000 - 75 - 2), _reading(6, "green", 600, 1000 - 75 - 2)
+    s = score_scene(truth, [_reading(20, "red", 500, 500), read_hair])
+    assert (s.predicted, s.matched, s.exact, s.seen_cut, s.seen_hidden, s.extra) == (1, 1, 1, 1, 0, [])
+    assert s.scenes_exact == 1 and s.summary()["precision_counting_hidden"] == 0.5
+    s = score_scene(truth, [_reading(20, "red", 500, 500), read_more, _reading(5, "blue", 200, 1000 - 75 - 2)])
+    assert (s.predicted, s.seen_cut, s.scenes_exact) == (3, 0, 0)
+    assert sorted(e[1]["value"] for e in s.extra) == [5, 6]
+    assert score_scene({**truth, "size": None}, [read_hair]).seen_cut == 0  # no picture size: nothing spared
