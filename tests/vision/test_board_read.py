@@ -895,12 +895,15 @@ def test_a_grey_joker_on_its_dark_printed_square_is_read_though_its_pattern_is_t
     # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000 --empty-board,
     # #11): a cream grey 7 lies on yellow-7, printed dark grey with a 7. Same pattern, no tint:
     # the square was taken as empty without asking the net, which reads the tile 1.00 sure. Its
-    # lightness moved by 0.44 (log), over EMPTY_LIGHT.
+    # lightness moved by 0.44 (log), over EMPTY_LIGHT. (Since stop 46 its likeness, under
+    # EMPTY_LIKENESS 0.95, sends it to the net too.)
     image, truth, bare = _empty_board([5000, 11, 1], pool="train")
     assert _by_square(truth["cards"])["yellow:7"]["kind"] == "joker"
     got = _read_after_empty(image, bare)
     assert (got["yellow:7"]["kind"], got["yellow:7"]["value"]) == ("joker", 7)
     monkeypatch.setattr(board_mod, "EMPTY_LIGHT", np.inf)
+    assert "yellow:7" in _read_after_empty(image, bare)
+    monkeypatch.setattr(board_mod, "EMPTY_LIKENESS", 0.85)  # stop 45's bar: likeness alone passes it
     assert "yellow:7" not in _read_after_empty(image, bare)
 
 
@@ -959,3 +962,31 @@ def test_a_square_only_darkened_by_a_neighbours_shadow_is_left_to_the_tile_net(m
     assert extra() == []
     monkeypatch.setattr(board_mod, "SHADOW_DOWN", 9.0)  # no square taken as only darkened
     assert extra() == ["yellow:19"]
+
+
+def test_tiles_on_squares_printed_like_them_are_read_once_the_board_was_seen_empty(monkeypatch) -> None:
+    # Train-pool 11! table on a facsimile printing (vision_boards.py --game start11 --pool train
+    # --seed 5000 --empty-board --board facsimile, #18): each square is printed as its tile, the
+    # same number, ink and stock, in another typeface. Compared on a 12-pixel grid, the tiles on
+    # yellow-13, red-13, blue-17 (grey jokers), yellow-10 and green-5 are 0.87-0.96 like their
+    # empty squares, so at stop 45's bar (0.85) they were taken as empty without asking the net.
+    from vision.render import on_request
+
+    rng = np.random.default_rng([5000, 18, 1])
+    scene = random_scene("start11", rng, "train", hand=False)
+    on_request(scene, rng, "facsimile", None)
+    image, truth = render(scene)
+    empty = scene.copy()
+    empty.items = [it for it in empty.items if it.obj != "tile"]
+    bare, _ = render(empty)
+    want = {sq: (t["kind"], t["value"]) for sq, t in _by_square(truth["cards"]).items()}
+    late = {"yellow:13", "red:13", "blue:17", "yellow:10", "green:5"}
+    assert late <= set(want)
+
+    def read() -> dict:
+        return {sq: (c["kind"], c["value"]) for sq, c in _read_after_empty(image, bare).items()}
+
+    got = read()
+    assert {sq: got.get(sq) for sq in late} == {sq: want[sq] for sq in late}
+    monkeypatch.setattr(board_mod, "EMPTY_LIKENESS", 0.85)
+    assert not late & set(read())
