@@ -99,11 +99,16 @@ def test_tiles_on_the_board_are_found_and_read(seed: int) -> None:
 
 
 def _empty_board(seed: int | list[int], gains: tuple[float, float, float] = (1.0, 1.0, 1.0),
-                 pool: str = "holdout") -> tuple:
+                 pool: str = "holdout", board: str | None = None) -> tuple:
     """(picture with tiles, truth, the same board empty): the scene rendered again without its
-    tiles, under a lamp whose BGR gains are `gains` (the lamp may change between the two)."""
+    tiles, under a lamp whose BGR gains are `gains` (the lamp may change between the two);
+    `board`: a printing drawn only on request (as `vision_boards.py --board`)."""
     rng = np.random.default_rng(seed if isinstance(seed, list) else [seed, 1])
     scene = random_scene("start11", rng, pool, hand=False)
+    if board is not None:
+        from vision.render import on_request
+
+        on_request(scene, rng, board, None)
     image, truth = render(scene)
     empty = scene.copy()
     empty.items = [it for it in empty.items if it.obj != "tile"]
@@ -119,6 +124,11 @@ def _read_after_empty(image: np.ndarray, bare: np.ndarray) -> dict[str, dict]:
     board_mod._STATE[rec] = board_mod.Start11Reader.create()
     board_mod._STATE[rec].learn_empty(bare)
     return _by_square(rec.read(image).to_json()["cards"])
+
+
+def _squares_read_empty(image: np.ndarray, bare: np.ndarray, truth: dict) -> list[str]:
+    """The empty squares read as holding a tile by a reader that saw the board empty in `bare`."""
+    return sorted(set(_read_after_empty(image, bare)) - set(_by_square(truth["cards"])))
 
 
 @pytest.mark.parametrize("seed,gains", [(3, (1.0, 1.0, 1.0)), (7, (1.0, 1.0, 1.0)), (9, (0.75, 0.85, 1.0)),
@@ -826,17 +836,12 @@ def test_a_neighbouring_tiles_shadow_does_not_make_an_empty_square_look_changed(
     # Either taking a plane of light out (`_deshaded`) or comparing fine detail only (`_fine`)
     # mends this table.
     image, truth, bare = _empty_board([5000, 10, 1], pool="train")
-    want = set(_by_square(truth["cards"]))
-
-    def extra() -> list[str]:
-        return sorted(set(_read_after_empty(image, bare)) - want)
-
-    assert extra() == []
+    assert _squares_read_empty(image, bare, truth) == []
     monkeypatch.setattr(board_mod, "SHADOW_DOWN", 9.0)  # (squares only darkened are told apart too)
-    assert extra() == []
+    assert _squares_read_empty(image, bare, truth) == []
     monkeypatch.setattr(board_mod, "_deshaded", lambda m, ref: m)  # the middles compared as they are
     monkeypatch.setattr(board_mod, "_fine", lambda m: m)
-    assert extra() == ["red:3", "yellow:4"]
+    assert _squares_read_empty(image, bare, truth) == ["red:3", "yellow:4"]
 
 
 def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_it(monkeypatch) -> None:
@@ -954,14 +959,9 @@ def test_a_square_only_darkened_by_a_neighbours_shadow_is_left_to_the_tile_net(m
     # was taken as changed, a tile forced there, and its printed 19 reported as a tile. Only
     # darker than on the empty board, it is left to the tile net, which sees no tile.
     image, truth, bare = _empty_board([5000, 39, 1], pool="train")
-    want = set(_by_square(truth["cards"]))
-
-    def extra() -> list[str]:
-        return sorted(set(_read_after_empty(image, bare)) - want)
-
-    assert extra() == []
+    assert _squares_read_empty(image, bare, truth) == []
     monkeypatch.setattr(board_mod, "SHADOW_DOWN", 9.0)  # no square taken as only darkened
-    assert extra() == ["yellow:19"]
+    assert _squares_read_empty(image, bare, truth) == ["yellow:19"]
 
 
 def test_tiles_on_squares_printed_like_them_are_read_once_the_board_was_seen_empty(monkeypatch) -> None:
@@ -970,15 +970,7 @@ def test_tiles_on_squares_printed_like_them_are_read_once_the_board_was_seen_emp
     # same number, ink and stock, in another typeface. Compared on a 12-pixel grid, the tiles on
     # yellow-13, red-13, blue-17 (grey jokers), yellow-10 and green-5 are 0.87-0.96 like their
     # empty squares, so at stop 45's bar (0.85) they were taken as empty without asking the net.
-    from vision.render import on_request
-
-    rng = np.random.default_rng([5000, 18, 1])
-    scene = random_scene("start11", rng, "train", hand=False)
-    on_request(scene, rng, "facsimile", None)
-    image, truth = render(scene)
-    empty = scene.copy()
-    empty.items = [it for it in empty.items if it.obj != "tile"]
-    bare, _ = render(empty)
+    image, truth, bare = _empty_board([5000, 18, 1], pool="train", board="facsimile")
     want = {sq: (t["kind"], t["value"]) for sq, t in _by_square(truth["cards"]).items()}
     late = {"yellow:13", "red:13", "blue:17", "yellow:10", "green:5"}
     assert late <= set(want)
