@@ -452,7 +452,7 @@ def _start11(rng, design: Design, pool: str, ov: dict):
         for it in items:
             if it.card["kind"] == "symbol":
                 spare.remove(it.card["value"])
-        for _ in range(int(extra.choice([0, 1, 2], p=[0.4, 0.4, 0.2]))):
+        for _ in range(min(len(spare), int(extra.choice([0, 1, 2], p=[0.4, 0.4, 0.2])))):
             card = _card("symbol", str(extra.choice(spare)), None)
             spare.remove(card["value"])
             side = 1 if extra.random() < 0.5 else -1
