@@ -579,6 +579,14 @@ def test_tokens_pushed_against_the_board_half_on_its_rim_are_read(seed: int) -> 
         assert [(r["value"], r["color"]) for r in near] == [(t["value"], "green")], near
 
 
+def _without_copies(items: list, loose: list[dict]) -> list:
+    """`items` less the board's tiles that the `loose` tiles laid beside it repeat (each coloured
+    tile exists once, RULES.md: the reader takes a second one for something else)."""
+    keys = {(t["kind"], t["value"], t["color"]) for t in loose}
+    return [it for it in items if it.obj != "tile" or it.square is None
+            or (it.card["kind"], it.card["value"], it.card["color"]) not in keys]
+
+
 @pytest.mark.parametrize("seed", [3, 5, 7])
 def test_loose_tiles_are_found_beside_the_board_and_a_cloths_checks_are_not_tiles(seed: int) -> None:
     # Loose tiles are proposed at their square outlines too (the blob detector missed a light tile
@@ -600,6 +608,7 @@ def test_loose_tiles_are_found_beside_the_board_and_a_cloths_checks_are_not_tile
         else:
             scene.items.append(Item("prop", {"name": "plaque"}, float(x), float(yy), scene.board.angle, layer=3,
                                     seed=7 + k % 2, group="prop"))
+    scene.items = _without_copies(scene.items, tiles)
     image, truth = render(scene)
     loose = [c for c in truth["cards"] if not c.get("square")]
     assert len(loose) == 3, "the loose tiles are in view"
@@ -635,6 +644,7 @@ def test_pale_tiles_on_a_pale_veined_table_are_found_by_the_tile_finder(seed: in
     for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
         scene.items.append(Item("tile", tiles[k], float(x), float(y), scene.board.angle + 35.0 * k, layer=5,
                                 seed=90 * seed + k, group="loose"))
+    scene.items = _without_copies(scene.items, tiles)
     image, truth = render(scene)
     want = [c for c in truth["cards"] if not c.get("square")]
     assert len(want) == 5, "the loose tiles are in view"
@@ -695,6 +705,7 @@ def test_tiles_turned_on_a_gingham_are_read_and_its_checks_are_not() -> None:
         for k, (x, y) in enumerate(board_to_table(scene.board, layout, spots)):
             scene.items.append(Item("tile", tiles[k], float(x), float(y), scene.board.angle + 15.0 + 10 * k, layer=5,
                                     seed=70 + k, group="loose"))
+        scene.items = _without_copies(scene.items, tiles)
         image, truth = render(scene)
         want = [c for c in truth["cards"] if not c.get("square")]
         rec = _recognizer("start11", truth, image)
@@ -849,11 +860,12 @@ def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_
     # 18 and a grey 7 lie beside the board on a plain table, clear and squared in their crops;
     # the tile net, taught that a square printed like a tile's face is "no tile", called them
     # so (0.97, 0.93; the net of stop 41 still does, and a blue 1 too). The tile finder's heat
-    # there is 0.89.
+    # there is 0.89. (Since stop 46 loose tiles are drawn from those not on the board: those two,
+    # on it already, became a blue 1 and a green 1, which the net calls "no tile" alike.)
     rng = np.random.default_rng([5100, 9, 1])
     image, truth = render(random_scene("start11", rng, "train", hand=False))
     want = sorted((t["value"], t["color"]) for t in truth["cards"] if t.get("square") is None)
-    assert {(18, "green"), (7, "gray")} <= set(want)
+    assert {(1, "blue"), (1, "green")} <= set(want)
 
     def loose() -> list[tuple]:
         cards = Recognizer("start11").read(image).to_json()["cards"]  # the board located, as at the table
@@ -861,7 +873,7 @@ def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_
 
     assert loose() == want
     monkeypatch.setattr(board_mod, "LOOSE_HOT", 1.01)  # the net alone says whether a tile is there
-    assert {(18, "green"), (7, "gray")} <= set(want) - set(loose())
+    assert {(1, "blue"), (1, "green")} <= set(want) - set(loose())
 
 
 def test_a_tiles_ink_is_measured_on_its_face_not_on_the_square_round_it(monkeypatch) -> None:
@@ -982,3 +994,22 @@ def test_tiles_on_squares_printed_like_them_are_read_once_the_board_was_seen_emp
     assert {sq: got.get(sq) for sq in late} == {sq: want[sq] for sq in late}
     monkeypatch.setattr(board_mod, "EMPTY_LIKENESS", 0.85)
     assert not late & set(read())
+
+
+def test_a_loose_reading_of_a_tile_already_read_is_dropped_unless_surer() -> None:
+    # Each coloured tile exists once and each grey joker four times (RULES.md): a loose reading of
+    # a tile read as surely on the board, or by a surer loose reading, is something else.
+    from vision.types import CardReading
+
+    def tile(kind: str, value, colour: str | None, conf: float, x: float = 0.0) -> CardReading:
+        return CardReading(kind=kind, value=value, color=colour, confidence=conf,
+                           corners=((x, 0.0), (x + 1, 0.0), (x + 1, 1.0), (x, 1.0)))
+
+    board = [tile("number", 18, "yellow", 0.9), *[tile("joker", 7, "gray", 0.99) for _ in range(3)]]
+    loose = [tile("number", 18, "yellow", 0.8, 10), tile("number", 11, "blue", 0.7, 20),
+             tile("number", 11, "blue", 0.95, 30), tile("joker", 7, "gray", 0.9, 40), tile("joker", 7, "gray", 0.8, 50),
+             tile("symbol", "star", None, 0.99, 60), tile("symbol", "star", None, 0.99, 70)]
+    kept = board_mod.tiles_beside(board, loose)
+    assert [(c.value, c.confidence) for c in kept] == [(11, 0.95), (7, 0.9), ("star", 0.99), ("star", 0.99)]
+    surer = tile("number", 18, "yellow", 0.97, 10)  # surer than the board's reading: both stay
+    assert board_mod.tiles_beside(board, [surer]) == [surer]

@@ -157,6 +157,21 @@ def test_symbol_tiles_lie_beside_the_board_only_in_the_symbols_variant_one_per_s
     assert beside > 0
 
 
+def test_an_11_table_holds_each_coloured_tile_once_and_each_grey_joker_four_times_at_most():
+    """Loose tiles are drawn from those not on the board (RULES.md: one of each coloured tile,
+    four of each grey joker); with the board full, none lie beside it."""
+    from collections import Counter
+
+    loose = 0
+    for seed in range(60):
+        scene = _scene("start11", seed)
+        tiles = Counter((it.card["kind"], it.card["value"], it.card["color"]) for it in scene.items
+                        if it.obj == "tile" and it.card["kind"] in ("number", "joker"))
+        assert all(n <= (4 if kind == "joker" else 1) for (kind, _v, _c), n in tiles.items()), tiles
+        loose += sum(1 for it in scene.items if it.group == "loose" and it.card["kind"] != "symbol")
+    assert loose > 60
+
+
 def test_same_seed_same_image_and_other_seed_differs():
     a, ta = render(_scene("elfer-raus", 3))
     b, tb = render(_scene("elfer-raus", 3))

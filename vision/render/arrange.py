@@ -11,6 +11,7 @@ head table), seed (render seed), view_w_mm, angle (global rotation of the layout
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -437,13 +438,16 @@ def _start11(rng, design: Design, pool: str, ov: dict):
                 if lo <= n <= hi and rng.random() < 0.5:
                     q = layout.square(f"{row}-{end}")
                     _tile_on(rng, board, layout, q.id, _card("symbol", q.symbol, None), items)
-    # A few tiles lying beside the board (just drawn, or waiting to be placed).
+    # A few tiles lying beside the board (just drawn, or waiting to be placed), of those not on it.
     for _ in range(int(rng.integers(0, 6))):
         v = int(rng.integers(1, 21))
         card = _card("joker", v, "gray") if v in (3, 7, 13, 17) else _card("number", v, str(rng.choice(SUITS)))
+        card = _free_tile(card, items)
         side = 1 if rng.random() < 0.5 else -1
-        items.append(Item("tile", card, float(rng.uniform(-280, 280)), float(side * rng.uniform(185, 240)),
-                          float(rng.uniform(0, 360)), layer=5, seed=_seed(rng), group="loose"))
+        loose = Item("tile", card or {}, float(rng.uniform(-280, 280)), float(side * rng.uniform(185, 240)),
+                     float(rng.uniform(0, 360)), layer=5, seed=_seed(rng), group="loose")
+        if card is not None:  # (drawn all the same: the scene's other draws stay)
+            items.append(loose)
     if variant == "symbols":
         # The variant's players hold symbol tiles too: one may lie beside the board. Drawn from
         # a stream jumped apart from `rng`, so that every other draw of a seed's scene stays.
@@ -459,6 +463,21 @@ def _start11(rng, design: Design, pool: str, ov: dict):
             items.append(Item("tile", card, float(extra.uniform(-280, 280)), float(side * extra.uniform(185, 240)),
                               float(extra.uniform(0, 360)), layer=5, seed=_seed(extra), group="loose"))
     return items, board, {"variant": variant}
+
+
+def _free_tile(card: dict, items: list[Item]) -> dict | None:
+    """`card`, or if every copy of it is out already (a coloured tile exists once, a grey joker
+    four times: RULES.md) the next one that is not: the following numbers of its colour, then
+    the other colours; None when every tile is out. No draw: the scene's other draws stay."""
+    out = Counter((it.card["kind"], it.card["value"], it.card["color"]) for it in items if it.obj == "tile")
+    colours = [card["color"]] + [c for c in SUITS if c != card["color"]] if card["kind"] == "number" else list(SUITS)
+    for col in colours:
+        for step in range(20):
+            n = (int(card["value"]) - 1 + step) % 20 + 1
+            key = ("joker", n, "gray") if n in (3, 7, 13, 17) else ("number", n, col)
+            if out[key] < (4 if key[0] == "joker" else 1):
+                return _card(*key)
+    return None
 
 
 def _tile_on(rng, board: BoardPlacement, layout, sid, card, items: list[Item]) -> None:
