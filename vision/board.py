@@ -34,7 +34,7 @@ from .boardview import BoardView, board_crops, in_regions, square_quad, square_q
 from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
 from .errors import CalibrationError
 from .finder import Finder, find_peaks, heat_at
-from .layouts import JOKER_NUMBERS, SYMBOLS, BoardLayout, load_layout
+from .layouts import JOKER_NUMBERS, SYMBOLS, TILE_COPIES, BoardLayout, load_layout
 from .runtime import network
 from .tileinks import board_inks, ink_likelihood, tile_inks
 from .types import CardReading, quad_of
@@ -780,18 +780,17 @@ def tiles_beside(known: list[CardReading], loose: list[CardReading]) -> list[Car
     seeds 5000 / 5400 / 5100 / 5200 (200 tables each, loose tiles drawn from those not on the
     board): false tiles 7 / 9 / 13 / 7 -> 4 / 6 / 10 / 3, tables 92.5 / 88.5 / 91 / 90 -> 94 /
     89.5 / 92 / 91.5 %, tiles read exactly the same (three misread loose tiles now missed)."""
-    copies = {"number": 1, "joker": 4}
     sure: dict[tuple, list[float]] = {}
     for c in known:
         sure.setdefault((c.kind, c.value, c.color), []).append(c.confidence)
-    out = []
+    kept = set()
     for c in sorted(loose, key=lambda c: -c.confidence):
         key = (c.kind, c.value, c.color)
-        if c.kind in copies and sum(s >= c.confidence for s in sure.get(key, [])) >= copies[c.kind]:
+        if c.kind in TILE_COPIES and sum(s >= c.confidence for s in sure.get(key, [])) >= TILE_COPIES[c.kind]:
             continue
         sure.setdefault(key, []).append(c.confidence)
-        out.append(c)
-    return [c for c in loose if any(c is o for o in out)]
+        kept.add(id(c))
+    return [c for c in loose if id(c) in kept]
 
 
 # ----------------------------------------------------------------------------------------

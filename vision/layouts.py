@@ -17,6 +17,8 @@ LAYOUT_FILES = {"start11": "start11_layout.toml", "numeri": "numeri_layout.toml"
 ROW_COLOURS = ("yellow", "red", "blue", "green")
 SYMBOLS = ("square", "triangle", "star", "circle")
 JOKER_NUMBERS = (3, 7, 13, 17)
+# Copies of each 11! number tile (one per colour and number) and grey joker (one per row: four).
+TILE_COPIES = {"number": 1, "joker": 4}
 NUMERI_KINDS = ("start", "negative", "blank", "number", "end")
 
 

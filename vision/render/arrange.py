@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..layouts import load_layout
+from ..layouts import JOKER_NUMBERS, TILE_COPIES, load_layout
 from . import hands
 from .boards import random_board_style
 from .camera import Camera, CameraSpec
@@ -474,8 +474,8 @@ def _free_tile(card: dict, items: list[Item]) -> dict | None:
     for col in colours:
         for step in range(20):
             n = (int(card["value"]) - 1 + step) % 20 + 1
-            key = ("joker", n, "gray") if n in (3, 7, 13, 17) else ("number", n, col)
-            if out[key] < (4 if key[0] == "joker" else 1):
+            key = ("joker", n, "gray") if n in JOKER_NUMBERS else ("number", n, col)
+            if out[key] < TILE_COPIES[key[0]]:
                 return _card(*key)
     return None
 
