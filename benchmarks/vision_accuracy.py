@@ -43,6 +43,11 @@ COUNT_SHARE = 0.2
 _REC: dict = {}
 
 
+def is_heap(seed: int, k: int) -> bool:
+    """Whether table k of a seed is a round-end heap (`make_scene`'s first draw)."""
+    return bool(np.random.default_rng([seed, k]).random() < COUNT_SHARE)
+
+
 def make_scene(game: str, seed: int, k: int, pool: str, cards: str | None = None):
     from vision.render import on_request, random_scene
 
@@ -167,6 +172,8 @@ def main() -> None:
                     help="after each full read, re-read N of the table's cards one at a time in their regions")
     ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
                     help="cards of a family drawn only on request (designs.CARD_ON_REQUEST), e.g. any-stock")
+    ap.add_argument("--heaps", action="store_true",
+                    help="only the round-end heaps among the --scenes tables (the same scenes as a full run)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.7")
     a = ap.parse_args()
@@ -194,7 +201,7 @@ def main() -> None:
     else:
         jobs = [(games[k % len(games)], a.seed, k, a.pool, a.indices, None, a.true_outlines, settings, a.regions,
                  a.cards)
-                for k in range(a.scenes)]
+                for k in range(a.scenes) if not a.heaps or is_heap(a.seed, k)]
     total = Score()
     by: dict[str, dict[str, Score]] = defaultdict(lambda: defaultdict(Score))
     times = []
