@@ -59,14 +59,18 @@ def _inside(view, centre_mm, margin_px=4.0) -> bool:
     return bool(margin_px <= p[0] <= w - margin_px and margin_px <= p[1] <= h - margin_px)
 
 
-def start11_crops(img, truth, rng, out) -> None:
+def start11_crops(img, truth, rng, out, board_share: float = 1.0, at_proposals: bool = False) -> None:
+    """Crops of the board's squares (`board_share` of them), of the loose tiles, of decoys and of
+    the table; `at_proposals`: also every crop the reader cuts beside the board (`_loose_at_proposals`)."""
     layout = load_layout("start11")
     view = true_view(truth, layout)
     pyr = Pyramid(img)
     by_square = {c["square"]: c for c in truth["cards"] if c.get("square")}
     hidden = {c.get("square") for c in truth.get("hidden", []) if c.get("square")}
+    if at_proposals:
+        _loose_at_proposals(pyr, view, layout, truth, rng, out)
     for q in layout.squares:
-        if q.id in hidden or not _inside(view, (q.x, q.y), 10):
+        if q.id in hidden or not _inside(view, (q.x, q.y), 10) or rng.random() >= board_share:
             continue
         card = by_square.get(q.id)
         if card is None:
@@ -95,6 +99,40 @@ def start11_crops(img, truth, rng, out) -> None:
                     "none"))
     _decoy_crops(pyr, view, truth, rng, out, TILE_CROP_MM, TILE_CROP, 2)  # a plain square is no tile
     _negatives(pyr, view, layout, truth, rng, out, TILE_CROP_MM, TILE_CROP, 10)
+
+
+def _loose_at_proposals(pyr, view, layout, truth, rng, out) -> None:
+    """The crops the reader cuts beside the board (`Start11Reader._loose`: the tile finder's peaks
+    and the strongest blobs, each squared to its own edges), labelled with the loose tile lying
+    there in the crop's quarter turn, or "none" where no tile does (a cloth's checks and chips,
+    a prop's print, a tile's edge): the reader's own errors of place and angle, and its hard
+    negatives."""
+    from vision.board import LOOSE_LIMIT, LOOSE_TILE_MM, TILE_FINDER, beside_board, dominant_angle
+    from vision.boardview import board_crops
+    from vision.finder import find_peaks
+
+    board = (layout.width_mm, layout.height_mm, 4.0)
+    peaks, _heat = find_peaks(pyr, view, TILE_FINDER)
+    props = beside_board(pyr, view, peaks, LOOSE_TILE_MM, LOOSE_LIMIT, None, board)
+    if not len(props):
+        return
+    angles = [dominant_angle(c) for c in board_crops(pyr, view, props, TILE_CROP_MM * 0.8, TILE_CROP)]
+    loose = [c for c in truth["cards"] if not c.get("square")]
+    centres = np.array([view.to_board(np.asarray(c["corners"], np.float64)).mean(axis=0) for c in loose]).reshape(-1, 2)
+    others = [view.to_board(np.asarray(e["corners"], np.float64)).mean(axis=0)
+              for e in truth.get("hidden", []) + truth.get("outside", []) if "corners" in e]
+    for p, d in zip(props, angles, strict=True):
+        dist = np.linalg.norm(centres - p, axis=1) if len(centres) else np.zeros(0)
+        if len(dist) and dist.min() < 0.3 * LOOSE_TILE_MM:
+            card = loose[int(dist.argmin())]
+            k = int(round((_angle_on_board(view, card["corners"]) - d) / 90.0)) % 4
+            label, colour = tile_class(card["kind"], card["value"], k), card.get("color") or "none"
+        elif (len(dist) and dist.min() < 0.6 * LOOSE_TILE_MM) or any(
+                np.linalg.norm(o - p) < 0.6 * LOOSE_TILE_MM for o in others):
+            continue  # half on a tile, or on a tile hidden or cut by the border: neither
+        else:
+            label, colour = 0, "none"
+        out.append((_crop(pyr, view, p, TILE_CROP_MM, TILE_CROP, d, rng, 0.5, 1.0, 0.02), label, colour))
 
 
 def _negatives(pyr, view, layout, truth, rng, out, size_mm, px, n) -> None:
@@ -244,6 +282,9 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--game", choices=["start11", "numeri"], default=None, help="only this game's scenes")
     ap.add_argument("--kinds", default="tiles,tokens,dice", help="which crop files to write")
+    ap.add_argument("--board-share", type=float, default=1.0, help="11!: crop this share of the board's squares")
+    ap.add_argument("--at-proposals", action="store_true",
+                    help="11!: also every crop the reader cuts beside the board, labelled (`_loose_at_proposals`)")
     ap.add_argument("--die-finder-negatives", action="store_true",
                     help="numeri: also a 'no die' crop at each die finder peak away from any die")
     a = ap.parse_args(argv)
@@ -261,7 +302,7 @@ def main(argv=None) -> None:
             continue
         t0, k0, d0 = [], [], []
         if truth["game"] == "start11":
-            start11_crops(img, truth, rng, t0)
+            start11_crops(img, truth, rng, t0, a.board_share, a.at_proposals)
         else:
             numeri_crops(img, truth, rng, k0, d0, a.die_finder_negatives)
         tiles += [(*r, k) for r in t0]
