@@ -10,8 +10,10 @@ import numpy as np
 from vision.board import TILE_FACES, crop_model, tile_class, tile_input
 from vision.classify import Pyramid
 from vision.layouts import load_layout
-from vision.train.board_crops import _loose_at_proposals, start11_crops, true_view
-from vision.train.board_scenes import _work
+from vision.render import render
+from vision.tokens import _polar, board_white, token_input
+from vision.train.board_crops import _loose_at_proposals, _tokens_at_proposals, start11_crops, true_view
+from vision.train.board_scenes import _work, numeri_scene
 
 
 def _scene(tmp_path, k: int) -> tuple[np.ndarray, dict]:
@@ -58,3 +60,28 @@ def test_a_share_of_the_board_squares_is_cropped_and_the_proposals_only_on_reque
         runs[(share, at)] = len(out)
     assert runs[(0.25, False)] < 0.6 * runs[(1.0, False)]
     assert runs[(0.25, True)] > runs[(0.25, False)]
+
+
+def test_the_numeri_readers_crops_beside_the_board_are_labelled_with_the_token_there():
+    """Each crop the Numeri reader cuts beside the track is taught as the token lying there (its
+    value and colour) or as "no token" away from every token and die; the shipped net, which
+    reads nearly all of them, agrees with the labels."""
+    layout = load_layout("numeri")
+    model = crop_model("token_numbers")
+    agree = tokens = nones = 0
+    for k in range(4):
+        image, truth = render(numeri_scene(np.random.default_rng([9960, k]), "train", None, True))
+        view = true_view(truth, layout)
+        pyr = Pyramid(image)
+        out: list = []
+        _tokens_at_proposals(pyr, view, layout, truth, np.random.default_rng(k), out)
+        beside = {(t["value"], t["color"]) for t in truth["tokens"] if t.get("square") is None}
+        assert {(y, c) for _x, y, c in out if y > 0} <= beside
+        probs, colours = model.run(token_input(np.stack([x for x, _y, _c in out]), board_white(pyr, view, layout),
+                                               _polar(model)))
+        labels = np.array([y for _x, y, _c in out])
+        agree += int((probs.argmax(axis=1) == labels).sum())
+        tokens += int((labels > 0).sum())
+        nones += int((labels == 0).sum())
+    assert tokens >= 10 and nones >= 10
+    assert agree >= 0.95 * (tokens + nones)

@@ -204,12 +204,51 @@ def _finder_negatives(pyr, view, truth, rng, out) -> None:
         out.append((_crop(pyr, view, b, DIE_CROP_MM, DIE_CROP, float(rng.uniform(0, 360)), rng), 0, "none"))
 
 
-def numeri_crops(img, truth, rng, tokens, dice, finder_negatives: bool = False) -> None:
+def _tokens_at_proposals(pyr, view, layout, truth, rng, out) -> None:
+    """The crops the Numeri reader cuts beside the board (`NumeriReader._beside`: the token
+    finder's peaks and the strongest blobs off the track's squares), labelled with the token lying
+    there or "no token" away from every token and die: a camouflage cloth's blotches, a chip's
+    print, a prop's edge, where the reader looks and the random negatives seldom fall."""
+    from vision.board import away_from, beside_board, proposals
+    from vision.boardfind import layout_points
+    from vision.finder import find_peaks
+    from vision.tokens import BESIDE_MARGIN, OFF_LIMIT, TOKEN_FINDER, TOKEN_MM
+
+    board = (layout.width_mm, layout.height_mm, BESIDE_MARGIN)
+    peaks, _heat = find_peaks(pyr, view, TOKEN_FINDER)
+    blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT, None, off_board=board)
+    props = beside_board(pyr, view, peaks, TOKEN_MM, OFF_LIMIT, None, board, blobs=blobs)
+    props = away_from(props, layout_points(layout), diameter_mm=layout.square_mm / 0.9)
+    loose = [t for t in truth["tokens"] if t.get("square") is None]
+    at = np.array([view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0] for t in loose]).reshape(-1, 2)
+    others = [view.to_board(np.asarray(e["corners"], np.float64)).mean(axis=0)
+              for e in truth["dice"] + truth.get("hidden", []) + truth.get("outside", []) if "corners" in e]
+    others += [view.to_board(np.asarray(e["center"], np.float64).reshape(1, 2))[0]
+               for e in truth.get("hidden", []) + truth.get("outside", []) if "center" in e and "corners" not in e]
+    for p in props:
+        dist = np.linalg.norm(at - p, axis=1) if len(at) else np.zeros(0)
+        if len(dist) and dist.min() < 0.25 * TOKEN_MM:
+            t = loose[int(dist.argmin())]
+            label, colour = token_class(t["value"]), t["color"]
+        elif (len(dist) and dist.min() < 0.6 * TOKEN_MM) or any(np.linalg.norm(o - p) < 0.6 * TOKEN_MM for o in others):
+            continue  # half on a token, or on a die or a thing hidden or cut by the border: neither
+        else:
+            label, colour = 0, "none"
+        out.append((_crop(pyr, view, p, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng, 0.5), label,
+                    colour))
+
+
+def numeri_crops(img, truth, rng, tokens, dice, finder_negatives: bool = False, at_proposals: bool = False
+                 ) -> None:
+    """Crops of the track's squares, of the tokens and dice beside it, of decoys and of the table;
+    `at_proposals`: also every crop the reader cuts beside the board (`_tokens_at_proposals`)."""
     layout = load_layout("numeri")
     view = true_view(truth, layout)
     pyr = Pyramid(img)
     n0 = len(tokens)
     white = board_white(pyr, view, layout)
+    if at_proposals:
+        _tokens_at_proposals(pyr, view, layout, truth, rng, tokens)
     on_square = {t["square"]: t for t in truth["tokens"] if t.get("square") is not None}
     hidden = {t.get("square") for t in truth.get("hidden", []) if t.get("square") is not None}
     dice_sq = set()
@@ -284,7 +323,8 @@ def main(argv=None) -> None:
     ap.add_argument("--kinds", default="tiles,tokens,dice", help="which crop files to write")
     ap.add_argument("--board-share", type=float, default=1.0, help="11!: crop this share of the board's squares")
     ap.add_argument("--at-proposals", action="store_true",
-                    help="11!: also every crop the reader cuts beside the board, labelled (`_loose_at_proposals`)")
+                    help="also every crop the reader cuts beside the board, labelled (`_loose_at_proposals`, "
+                         "`_tokens_at_proposals`)")
     ap.add_argument("--die-finder-negatives", action="store_true",
                     help="numeri: also a 'no die' crop at each die finder peak away from any die")
     a = ap.parse_args(argv)
@@ -304,7 +344,7 @@ def main(argv=None) -> None:
         if truth["game"] == "start11":
             start11_crops(img, truth, rng, t0, a.board_share, a.at_proposals)
         else:
-            numeri_crops(img, truth, rng, k0, d0, a.die_finder_negatives)
+            numeri_crops(img, truth, rng, k0, d0, a.die_finder_negatives, a.at_proposals)
         tiles += [(*r, k) for r in t0]
         tokens += [(*r, k) for r in k0]
         dice += [(*r, k) for r in d0]
