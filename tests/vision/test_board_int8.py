@@ -16,7 +16,7 @@ from vision.pipeline import Recognizer
 from vision.render import random_scene, render
 
 SHIPPED = ("token_centres", "die_centres")  # vision.train.quant_board.SHIPPED
-FLOAT = ("tile_centres", "board_tiles", "token_numbers", "die_faces")  # 8 bits changed readings
+FLOAT = ("tile_centres", "board_tiles", "loose_tiles", "token_numbers", "die_faces")  # 8 bits changed readings
 
 
 def test_onnx_runtime_runs_the_8bit_numeri_finders_and_opencv_the_float_ones(monkeypatch):

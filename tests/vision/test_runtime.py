@@ -28,7 +28,7 @@ GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
 pytest.importorskip("onnxruntime")
 
 # Every network shipped in vision/models, with the size of input its sliding-window networks take.
-SHIPPED = ["cards", "cardnet", "board_tiles", "token_numbers", "die_faces", "die_centres"]
+SHIPPED = ["cards", "cardnet", "board_tiles", "loose_tiles", "token_numbers", "die_faces", "die_centres"]
 
 
 def _input_shape(name: str) -> tuple[int, ...]:
