@@ -70,7 +70,7 @@ def start11_crops(img, truth, rng, out, board_share: float = 1.0, at_proposals: 
     if at_proposals:
         _loose_at_proposals(pyr, view, layout, truth, rng, out)
     for q in layout.squares:
-        if q.id in hidden or not _inside(view, (q.x, q.y), 10) or rng.random() >= board_share:
+        if q.id in hidden or not _inside(view, (q.x, q.y), 10) or (board_share < 1.0 and rng.random() >= board_share):
             continue
         card = by_square.get(q.id)
         if card is None:
@@ -212,11 +212,11 @@ def _tokens_at_proposals(pyr, view, layout, truth, rng, out) -> None:
     from vision.board import away_from, beside_board, proposals
     from vision.boardfind import layout_points
     from vision.finder import find_peaks
-    from vision.tokens import BESIDE_MARGIN, OFF_LIMIT, TOKEN_FINDER, TOKEN_MM
+    from vision.tokens import BESIDE_MARGIN, NEAR_LIMIT, OFF_LIMIT, TOKEN_FINDER, TOKEN_MM
 
     board = (layout.width_mm, layout.height_mm, BESIDE_MARGIN)
     peaks, _heat = find_peaks(pyr, view, TOKEN_FINDER)
-    blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT, None, off_board=board)
+    blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT + NEAR_LIMIT, None, off_board=board)[:OFF_LIMIT]  # as the reader
     props = beside_board(pyr, view, peaks, TOKEN_MM, OFF_LIMIT, None, board, blobs=blobs)
     props = away_from(props, layout_points(layout), diameter_mm=layout.square_mm / 0.9)
     loose = [t for t in truth["tokens"] if t.get("square") is None]
