@@ -757,14 +757,9 @@ class Start11Reader:
     def _loose(self, pyr: Pyramid, view: BoardView, regions=None) -> list[CardReading]:
         """Tiles lying beside the board, at any angle."""
         model = self.loose_model
-        board = (self.layout.width_mm, self.layout.height_mm, 4.0)
-        peaks, heat = find_peaks(pyr, view, TILE_FINDER, regions)
-        props = beside_board(pyr, view, peaks, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
+        props, at, angles = loose_points(pyr, view, self.layout, model.crop, regions)
         if not len(props):
             return []
-        at = heat_at(props, peaks, heat, LOOSE_NEAR)
-        # Each proposal read squared to its own edges (their direction in a first, closer crop).
-        angles = [dominant_angle(c) for c in board_crops(pyr, view, props, TILE_CROP_MM * 0.8, model.crop)]
         crops = board_crops(pyr, view, props, TILE_CROP_MM, model.crop, angles)
         probs, colours = model.run(tile_input(np.stack(crops)))
         if colours is not None and self.inks:  # weighed against the board's inks, as the board's tiles
@@ -785,6 +780,20 @@ class Start11Reader:
             quad = square_quad(view, props[n], LOOSE_TILE_MM, angles[n] + 90.0 * quarter)
             out.append(CardReading(kind=kind, value=value, color=colour, corners=quad_of(quad), confidence=conf))
         return out
+
+
+def loose_points(pyr: Pyramid, view: BoardView, layout: BoardLayout, crop_px: int, regions=None
+                 ) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """Where the 11! reader looks for tiles beside the board (board mm: the tile finder's peaks,
+    then the strongest blobs), the finder's heat there, and the direction (degrees) each is read
+    at: squared to the edges seen in a first, closer crop of `crop_px`."""
+    board = (layout.width_mm, layout.height_mm, 4.0)
+    peaks, heat = find_peaks(pyr, view, TILE_FINDER, regions)
+    props = beside_board(pyr, view, peaks, LOOSE_TILE_MM, LOOSE_LIMIT, regions, board)
+    if not len(props):
+        return props, np.zeros(0), []
+    angles = [dominant_angle(c) for c in board_crops(pyr, view, props, TILE_CROP_MM * 0.8, crop_px)]
+    return props, heat_at(props, peaks, heat, LOOSE_NEAR), angles
 
 
 def tiles_beside(known: list[CardReading], loose: list[CardReading]) -> list[CardReading]:

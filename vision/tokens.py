@@ -316,13 +316,7 @@ class NumeriReader:
                 ) -> list[TokenReading]:
         """Tokens beside the board: at the token finder's `peaks` and the strongest blobs."""
         model = self.model
-        board = (self.layout.width_mm, self.layout.height_mm, BESIDE_MARGIN)
-        blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT + NEAR_LIMIT, regions, off_board=board)
-        props = beside_board(pyr, view, peaks, TOKEN_MM, OFF_LIMIT, regions, board, blobs=blobs[:OFF_LIMIT])
-        self._spare = away_from(away_from(blobs[OFF_LIMIT:], props, TOKEN_MM), layout_points(self.layout),
-                                diameter_mm=self.layout.square_mm / 0.9)
-        # Off the track's squares (the track reader reads those): over half a square from their centres.
-        props = away_from(props, layout_points(self.layout), diameter_mm=self.layout.square_mm / 0.9)
+        props, self._spare = beside_points(pyr, view, self.layout, peaks, regions)
         if not len(props):
             return []
         crops = board_crops(pyr, view, props, TOKEN_CROP_MM, model.crop)
@@ -383,6 +377,19 @@ class NumeriReader:
             new += seeds
             known += seeds
         return new
+
+
+def beside_points(pyr: Pyramid, view: BoardView, layout: BoardLayout, peaks: np.ndarray, regions=None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Where the Numeri reader looks for tokens beside the board (board mm: the token finder's
+    `peaks`, then the strongest blobs), and the blobs left for `_neighbours`; both off the track's
+    squares (the track reader reads those): over half a square from their centres."""
+    board = (layout.width_mm, layout.height_mm, BESIDE_MARGIN)
+    blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT + NEAR_LIMIT, regions, off_board=board)
+    props = beside_board(pyr, view, peaks, TOKEN_MM, OFF_LIMIT, regions, board, blobs=blobs[:OFF_LIMIT])
+    squares, span = layout_points(layout), layout.square_mm / 0.9
+    spare = away_from(away_from(blobs[OFF_LIMIT:], props, TOKEN_MM), squares, diameter_mm=span)
+    return away_from(props, squares, diameter_mm=span), spare
 
 
 _STATE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -101,38 +101,45 @@ def start11_crops(img, truth, rng, out, board_share: float = 1.0, at_proposals: 
     _negatives(pyr, view, layout, truth, rng, out, TILE_CROP_MM, TILE_CROP, 10)
 
 
+def _label_points(points: np.ndarray, things: np.ndarray, others: list, near: float, clear: float
+                  ) -> list[tuple[int, int | None]]:
+    """The index of each of `points` (board mm) with that of the thing of `things` lying there (within
+    `near` mm), or None where nothing lies within `clear` mm (a "nothing here" crop); a point
+    between the two, or within `clear` of one of `others` (things hidden or cut by the border), is
+    left out: half on a thing, neither."""
+    out: list[tuple[int, int | None]] = []
+    for j, p in enumerate(points):
+        dist = np.linalg.norm(things - p, axis=1) if len(things) else np.zeros(0)
+        if len(dist) and dist.min() < near:
+            out.append((j, int(dist.argmin())))
+        elif not (len(dist) and dist.min() < clear) and all(np.linalg.norm(o - p) >= clear for o in others):
+            out.append((j, None))
+    return out
+
+
 def _loose_at_proposals(pyr, view, layout, truth, rng, out) -> None:
-    """The crops the reader cuts beside the board (`Start11Reader._loose`: the tile finder's peaks
+    """The crops the reader cuts beside the board (`board.loose_points`: the tile finder's peaks
     and the strongest blobs, each squared to its own edges), labelled with the loose tile lying
     there in the crop's quarter turn, or "none" where no tile does (a cloth's checks and chips,
     a prop's print, a tile's edge): the reader's own errors of place and angle, and its hard
     negatives."""
-    from vision.board import LOOSE_LIMIT, LOOSE_TILE_MM, TILE_FINDER, beside_board, dominant_angle
-    from vision.boardview import board_crops
-    from vision.finder import find_peaks
+    from vision.board import LOOSE_TILE_MM, loose_points
 
-    board = (layout.width_mm, layout.height_mm, 4.0)
-    peaks, _heat = find_peaks(pyr, view, TILE_FINDER)
-    props = beside_board(pyr, view, peaks, LOOSE_TILE_MM, LOOSE_LIMIT, None, board)
-    if not len(props):
-        return
-    angles = [dominant_angle(c) for c in board_crops(pyr, view, props, TILE_CROP_MM * 0.8, TILE_CROP)]
+    props, _heat, angles = loose_points(pyr, view, layout, TILE_CROP)
     loose = [c for c in truth["cards"] if not c.get("square")]
     centres = np.array([view.to_board(np.asarray(c["corners"], np.float64)).mean(axis=0) for c in loose]).reshape(-1, 2)
     others = [view.to_board(np.asarray(e["corners"], np.float64)).mean(axis=0)
               for e in truth.get("hidden", []) + truth.get("outside", []) if "corners" in e]
-    for p, d in zip(props, angles, strict=True):
-        dist = np.linalg.norm(centres - p, axis=1) if len(centres) else np.zeros(0)
-        if len(dist) and dist.min() < 0.3 * LOOSE_TILE_MM:
-            card = loose[int(dist.argmin())]
+    for j, i in _label_points(props, centres, others, 0.3 * LOOSE_TILE_MM, 0.6 * LOOSE_TILE_MM):
+        d = angles[j]
+        if i is None:
+            label, colour = 0, "none"
+        else:
+            card = loose[i]
             k = int(round((_angle_on_board(view, card["corners"]) - d) / 90.0)) % 4
             label, colour = tile_class(card["kind"], card["value"], k), card.get("color") or "none"
-        elif (len(dist) and dist.min() < 0.6 * LOOSE_TILE_MM) or any(
-                np.linalg.norm(o - p) < 0.6 * LOOSE_TILE_MM for o in others):
-            continue  # half on a tile, or on a tile hidden or cut by the border: neither
-        else:
-            label, colour = 0, "none"
-        out.append((_crop(pyr, view, p, TILE_CROP_MM, TILE_CROP, d, rng, 0.5, 1.0, 0.02), label, colour))
+        out.append((_crop(pyr, view, props[j], TILE_CROP_MM, TILE_CROP, d, rng, 0.5, 1.0, 0.02), label,
+                    colour))
 
 
 def _negatives(pyr, view, layout, truth, rng, out, size_mm, px, n) -> None:
@@ -205,36 +212,24 @@ def _finder_negatives(pyr, view, truth, rng, out) -> None:
 
 
 def _tokens_at_proposals(pyr, view, layout, truth, rng, out) -> None:
-    """The crops the Numeri reader cuts beside the board (`NumeriReader._beside`: the token
+    """The crops the Numeri reader cuts beside the board (`tokens.beside_points`: the token
     finder's peaks and the strongest blobs off the track's squares), labelled with the token lying
     there or "no token" away from every token and die: a camouflage cloth's blotches, a chip's
     print, a prop's edge, where the reader looks and the random negatives seldom fall."""
-    from vision.board import away_from, beside_board, proposals
-    from vision.boardfind import layout_points
     from vision.finder import find_peaks
-    from vision.tokens import BESIDE_MARGIN, NEAR_LIMIT, OFF_LIMIT, TOKEN_FINDER, TOKEN_MM
+    from vision.tokens import TOKEN_FINDER, TOKEN_MM, beside_points
 
-    board = (layout.width_mm, layout.height_mm, BESIDE_MARGIN)
     peaks, _heat = find_peaks(pyr, view, TOKEN_FINDER)
-    blobs = proposals(pyr, view, TOKEN_MM, OFF_LIMIT + NEAR_LIMIT, None, off_board=board)[:OFF_LIMIT]  # as the reader
-    props = beside_board(pyr, view, peaks, TOKEN_MM, OFF_LIMIT, None, board, blobs=blobs)
-    props = away_from(props, layout_points(layout), diameter_mm=layout.square_mm / 0.9)
+    props, _spare = beside_points(pyr, view, layout, peaks)
     loose = [t for t in truth["tokens"] if t.get("square") is None]
     at = np.array([view.to_board(np.asarray(t["center"], np.float64).reshape(1, 2))[0] for t in loose]).reshape(-1, 2)
     others = [view.to_board(np.asarray(e["corners"], np.float64)).mean(axis=0)
               for e in truth["dice"] + truth.get("hidden", []) + truth.get("outside", []) if "corners" in e]
     others += [view.to_board(np.asarray(e["center"], np.float64).reshape(1, 2))[0]
                for e in truth.get("hidden", []) + truth.get("outside", []) if "center" in e and "corners" not in e]
-    for p in props:
-        dist = np.linalg.norm(at - p, axis=1) if len(at) else np.zeros(0)
-        if len(dist) and dist.min() < 0.25 * TOKEN_MM:
-            t = loose[int(dist.argmin())]
-            label, colour = token_class(t["value"]), t["color"]
-        elif (len(dist) and dist.min() < 0.6 * TOKEN_MM) or any(np.linalg.norm(o - p) < 0.6 * TOKEN_MM for o in others):
-            continue  # half on a token, or on a die or a thing hidden or cut by the border: neither
-        else:
-            label, colour = 0, "none"
-        out.append((_crop(pyr, view, p, TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng, 0.5), label,
+    for j, i in _label_points(props, at, others, 0.25 * TOKEN_MM, 0.6 * TOKEN_MM):
+        label, colour = (0, "none") if i is None else (token_class(loose[i]["value"]), loose[i]["color"])
+        out.append((_crop(pyr, view, props[j], TOKEN_CROP_MM, TOKEN_CROP, float(rng.uniform(0, 360)), rng, 0.5), label,
                     colour))
 
 
