@@ -45,7 +45,7 @@ from .classify import (
     warp_crops,
 )
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
-from .detect import INDEX_BOXES, Detection, Detector, cut_by_border, decode_indices
+from .detect import INDEX_BOXES, INDEX_GRID, Detection, Detector, cut_by_border, decode_indices
 from .errors import RecognitionError
 from .rows import Outline, Row, edge_pitch, empty_places, find_rows, lattice_pitches, row_evidence
 from .turn import TURN_MIN, detect_turned, table_turn
@@ -315,6 +315,7 @@ class ReadContext:
     # found later in the read are named against the same.
     inks: tuple[np.ndarray | None, Any] | None = None
     rows: list[tuple[Row, list[_Card]]] = field(default_factory=list)  # the game's rows of the cards read (`_rows`)
+    heap: bool = False  # a loose heap's cards, read again in passes: no rows, however few lie in a line
 
     @property
     def classifier(self) -> Classifier:
@@ -564,6 +565,7 @@ class _Card:
     colour: str | None = None
     colour_conf: float = 1.0
     found: Detection | None = None  # the outline as the detector found it, before any move
+    other_corner: bool = False  # read at the corner not judged in view (`_other_corners`)
 
     def __post_init__(self) -> None:
         if self.found is None:
@@ -743,6 +745,7 @@ class Recognizer:
             # A region of a heap is read again as the whole heap was (the turned passes find
             # cards lying 11-45 degrees off square that the first misses), unless its cards all
             # read surely at once.
+            ctx.heap = True
             cards = self._read_heap_again(ctx, cards, read_at, taken)
         elif (cards and not readers_for(self.game or "") and not regs and self.config.index_finder and self.card_width
               and _cards_overlap([d for d in ctx.detections if d.inside], self.config.centre_visible)):
@@ -826,7 +829,7 @@ class Recognizer:
             if ctx.regions:  # a region re-read: the cards round it were read before
                 dets = [d for d in dets if _inside_regions(d.centre, ctx.regions)]
             again = ReadContext(image=ctx.image, pyramid=pyramid, game=ctx.game, recognizer=self,
-                                regions=None, _detections=dets, inks=ctx.inks)
+                                regions=None, _detections=dets, inks=ctx.inks, heap=True)
             more = self.read_cards(again, dets, taken, read_at=read_at)
             if ctx.regions:  # only cards in the regions read again are new
                 more = [r for r in more if _centred_in(r, ctx.regions)]
@@ -859,7 +862,7 @@ class Recognizer:
         if not dets:
             return cards
         again = ReadContext(image=ctx.image, pyramid=pyramid, game=ctx.game, recognizer=self,
-                            regions=None, _detections=dets, inks=ctx.inks)
+                            regions=None, _detections=dets, inks=ctx.inks, heap=ctx.heap)
         found = self.read_cards(again, dets, taken, read_at=read_at)
         unique = self.game in UNIQUE_DECKS
         have = {(r.kind, r.value, r.color) for r in cards if r.value is not None}
@@ -934,8 +937,9 @@ class Recognizer:
         self._search_outlines(ctx, cards)
         self._orient(cards)
         self._colours(ctx, cards)
-        # A loose heap has no rows: cards lying in a line by chance voted their colour onto each other.
-        if ctx.regions or not is_heap(dets):
+        # A loose heap has no rows: cards lying in a line by chance voted their colour onto each
+        # other. Nor have the few cards a heap's later pass finds, which may lie in a line.
+        if ctx.regions or not (ctx.heap or is_heap(dets)):
             cards = self._row_lattice(ctx, cards, kept)
             self._rows(ctx, cards, kept)
         if self.game in UNIQUE_DECKS:
@@ -1028,6 +1032,30 @@ class Recognizer:
         todo = [c for c in cards if self._unsure(c)]
         self._read_moved(ctx, todo, TURN_MOVES)
         self._read_moved(ctx, [c for c in todo if self._hidden(c) and self._unsure(c)], SHIFT_MOVES)
+        self._other_corners(ctx, [c for c in todo if self._hidden(c) and c.card_prob < self.config.min_card_prob])
+
+    def _other_corners(self, ctx: ReadContext, todo: list[_Card]) -> None:
+        """Hidden cards read as no card at the corners judged in view, read at their other
+        corner: a design's own blocks of ink (stripes ending at the card's edge) can draw the
+        index finder's voters to a covered corner, and the corner in view was never read. A card
+        that reads a card there (`OUTLINE_FOUND`) is that card, seen at that corner only."""
+        plans = [(c, t) for c in todo for t in (0, 2) if ("index", t) not in c.crops]
+        if not plans:
+            return
+        crops = warp_crops(ctx.pyramid, [rotate_quad(c.det.quad, t) for c, t in plans], [INDEX_REGION] * len(plans))
+        for (c, t), p in zip(plans, self._classify(crops, ["index"] * len(plans)), strict=True):
+            trial = _Card(c.det)
+            self._combine(trial, [("index", p)])
+            if trial.card_prob < OUTLINE_FOUND or self._sureness(trial) <= self._sureness(c):
+                continue
+            # Its colour is named from that corner, not from the cells the voters lay on.
+            gu, gv = INDEX_GRID
+            u0, v0, u1, v1 = INDEX_BOXES[t]
+            grid = np.zeros((gv, gu), np.float32)
+            grid[int(v0 * gv):int(np.ceil(v1 * gv)), int(u0 * gu):int(np.ceil(u1 * gu))] = 1.0
+            c.det = replace(c.det, visible={**c.det.visible, f"index{t}": 1.0, f"index{2 - t}": 0.0}, grid=grid)
+            c.crops, c.other_corner = [("index", t)], True
+            c.joint, c.card_prob, c.evidence = trial.joint, trial.card_prob, trial.evidence
 
     def _read_moved(self, ctx: ReadContext, todo: list[_Card], moves: tuple[tuple[float, float, float], ...],
                     barred: list[int] | None = None) -> None:
@@ -1641,7 +1669,9 @@ class Recognizer:
             if not inks:  # no profile: this table's own inks, measured on a first reading
                 # Of cards read surely only: patches of a red gingham that read as unsure cards
                 # made an ink cluster of their own, and the suits were named one step round.
-                sure = [r for c, r in zip(numbered, readings, strict=True) if self._sureness(c) >= INK_SURE]
+                # Nor of cards whose seen part is a guess (`_other_corners`).
+                sure = [r for c, r in zip(numbered, readings, strict=True)
+                        if self._sureness(c) >= INK_SURE and not c.other_corner]
                 inks = hue_order_inks(sure) or table_inks(sure) or None
                 if inks:  # named again against the same white
                     readings = name_inks(measured, SUITS, inks=inks)
