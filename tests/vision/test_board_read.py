@@ -317,8 +317,10 @@ def _net_output(faces: dict[str, float], none: float = 0.0) -> np.ndarray:
 
 def test_the_square_decides_between_look_alike_faces_but_not_against_a_sure_net() -> None:
     """A coloured tile goes on its own row's square of its number: on square blue-11 a tile the
-    net finds as like a 1 as an 11 is the 11; a tile the net is sure is a 5 on square blue-6 is
-    still a 5 (an illegal move, for the referee to refuse), and a grey joker on a joker square."""
+    net finds as like a 1 as an 11 is the 11, and on red-16 one the net takes for a 15, 0.989
+    sure, is the 16 (a condensed 6 looks like a 5); a tile the net is sure is a 5 on square
+    blue-6 is still a 5 (an illegal move, for the referee to refuse), and a grey joker on a joker
+    square."""
     layout = load_layout("start11")
     model = board_mod.crop_model(board_mod.TILE_MODEL)
     colours = model.colours
@@ -331,12 +333,13 @@ def test_the_square_decides_between_look_alike_faces_but_not_against_a_sure_net(
     assert read("blue-11", _net_output({"1": 0.55, "11": 0.45}))[:3] == ("number", 11, "blue")
     assert board_mod._tile_reading(_net_output({"1": 0.55, "11": 0.45}), blue, model,
                                    board_mod.QUARTER_PRIOR)[:2] == ("number", 1)  # without the square
-    assert read("blue-6", _net_output({"5": 0.998, "6": 0.002}))[:2] == ("number", 5)
+    red = np.array([float(c == "red") for c in colours])
+    assert read("red-16", _net_output({"15": 0.989, "16": 0.009, "18": 0.002}), red)[:3] == ("number", 16, "red")
+    assert read("blue-6", _net_output({"5": 0.9998, "6": 0.0002}))[:2] == ("number", 5)
     assert read("red-7", _net_output({"7": 0.7, "1": 0.3}), None)[:3] == ("joker", 7, "gray")
     assert read("blue-6", _net_output({"6": 0.3}, none=0.7)) is None  # no tile is no tile
     # Colours alike: the square's row decides between them; a colour the net is sure of stands
     # (a red tile on blue-11 is an illegal move, shown as it is).
-    red = np.array([float(c == "red") for c in colours])
     assert read("blue-11", _net_output({"11": 1.0}), 0.55 * red + 0.45 * (1 - red) / 3)[2] == "blue"
     assert read("blue-11", _net_output({"11": 1.0}), 0.999 * red + 0.001 * (1 - red) / 3)[2] == "red"
 
