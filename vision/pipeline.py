@@ -391,6 +391,31 @@ def _read_already(c: np.ndarray, at: tuple[float, float] | None, width: float, c
     return any(np.linalg.norm(np.subtract(at, x)) < INDEX_OWN * width for x in indices)
 
 
+CUT_INDEX_NEAR = 0.35  # card widths between the centres of a card and an outline cutting its index
+
+
+def _off_cut_indices(cards: list[CardReading], kept: Iterable[CardReading] = ()) -> list[CardReading]:
+    """The readings less those of partly hidden cards that are a neighbour's index cut short:
+    an outline a fifth of a card off the neighbour's crops its "14" to "4" (or "17" to "1"),
+    read surely. A hidden card read as a number whose digits begin or end another number card's
+    of its colour, whose centre lies within `CUT_INDEX_NEAR` of that card's width, is that card."""
+    every = list(kept) + list(cards)
+    numbers = [(r, np.mean(np.asarray(r.corners, np.float64), axis=0),
+                float(np.linalg.norm(np.subtract(r.corners[1], r.corners[0])))) for r in every
+               if r.kind == "number" and r.value is not None]
+    out = []
+    for r in cards:
+        if r.occluded and r.kind == "number" and r.value is not None:
+            c = np.mean(np.asarray(r.corners, np.float64), axis=0)
+            v = str(r.value)
+            if any(n is not r and n.color == r.color and len(str(n.value)) > len(v)
+                   and (str(n.value).endswith(v) or str(n.value).startswith(v))
+                   and np.linalg.norm(c - cn) < CUT_INDEX_NEAR * w for n, cn, w in numbers):
+                continue
+        out.append(r)
+    return out
+
+
 def _index_centres(corners) -> list[np.ndarray]:
     """Where a card's two corner indices lie (image pixels), from its outline."""
     m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(corners))
@@ -767,6 +792,8 @@ class Recognizer:
             tokens += list(extra.get("tokens", []))
             dice += list(extra.get("dice", []))
             ctx.timings[f"{getattr(fn, '__name__', 'reader')}_ms"] = (time.perf_counter() - t) * 1000
+        if not self._heap:  # in a loose heap a 4 may truly lie on its colour's 14
+            cards = _off_cut_indices(cards, kept)
         if regs is not None and self._last is not None:
             cards = kept + cards
             if not tokens and not dice:

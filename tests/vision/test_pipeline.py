@@ -1043,3 +1043,25 @@ def test_no_card_of_a_loose_heap_takes_a_row_colour_in_any_pass(monkeypatch):
     assert rec._heap and not rows
     seventeen = [c for c in obs.cards if c.value == 17]
     assert [c.color for c in seventeen] == ["yellow"] == [t["color"] for t in truth["cards"] if t["value"] == 17]
+
+
+def test_an_outline_cutting_a_neighbours_index_short_is_not_a_card() -> None:
+    """An outline a fifth of a card off its neighbour's crops that card's "14" to "4", read
+    surely (held out: a green 4 and 7 read in a row of 9-18). A partly hidden card read as a
+    number whose digits begin or end those of a card of its colour lying that near is dropped;
+    one of another colour, farther off, or whole, stays."""
+    from vision.pipeline import _off_cut_indices
+
+    def card(value: int, colour: str, dx: float, occluded: bool = True) -> CardReading:
+        w, h = 100.0, 150.0
+        return CardReading(kind="number", value=value, color=colour, confidence=0.99, occluded=occluded,
+                           corners=((dx, 0.0), (dx + w, 0.0), (dx + w, h), (dx, h)))
+
+    fourteen = card(14, "green", 0.0)
+    assert _off_cut_indices([fourteen, card(4, "green", 19.0)]) == [fourteen]
+    assert _off_cut_indices([fourteen, card(1, "green", -19.0)]) == [fourteen]  # "14" cut on the right
+    kept = [fourteen, card(4, "red", 19.0), card(4, "green", 60.0), card(4, "green", 19.0, occluded=False),
+            card(15, "green", 19.0)]
+    assert _off_cut_indices(kept) == kept
+    # The neighbour may be a card read before, outside the region read again.
+    assert _off_cut_indices([card(4, "green", 19.0)], kept=[fourteen]) == []
