@@ -590,7 +590,6 @@ class _Card:
     colour: str | None = None
     colour_conf: float = 1.0
     found: Detection | None = None  # the outline as the detector found it, before any move
-    other_corner: bool = False  # read at the corner not judged in view (`_other_corners`)
 
     def __post_init__(self) -> None:
         if self.found is None:
@@ -1081,7 +1080,7 @@ class Recognizer:
             grid = np.zeros((gv, gu), np.float32)
             grid[int(v0 * gv):int(np.ceil(v1 * gv)), int(u0 * gu):int(np.ceil(u1 * gu))] = 1.0
             c.det = replace(c.det, visible={**c.det.visible, f"index{t}": 1.0, f"index{2 - t}": 0.0}, grid=grid)
-            c.crops, c.other_corner = [("index", t)], True
+            c.crops = [("index", t)]
             c.joint, c.card_prob, c.evidence = trial.joint, trial.card_prob, trial.evidence
 
     def _read_moved(self, ctx: ReadContext, todo: list[_Card], moves: tuple[tuple[float, float, float], ...],
@@ -1696,9 +1695,7 @@ class Recognizer:
             if not inks:  # no profile: this table's own inks, measured on a first reading
                 # Of cards read surely only: patches of a red gingham that read as unsure cards
                 # made an ink cluster of their own, and the suits were named one step round.
-                # Nor of cards whose seen part is a guess (`_other_corners`).
-                sure = [r for c, r in zip(numbered, readings, strict=True)
-                        if self._sureness(c) >= INK_SURE and not c.other_corner]
+                sure = [r for c, r in zip(numbered, readings, strict=True) if self._sureness(c) >= INK_SURE]
                 inks = hue_order_inks(sure) or table_inks(sure) or None
                 if inks:  # named again against the same white
                     readings = name_inks(measured, SUITS, inks=inks)
