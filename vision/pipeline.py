@@ -399,6 +399,8 @@ def _off_cut_indices(cards: list[CardReading], kept: Iterable[CardReading] = ())
     an outline a fifth of a card off the neighbour's crops its "14" to "4" (or "17" to "1"),
     read surely. A hidden card read as a number whose digits begin or end another number card's
     of its colour, whose centre lies within `CUT_INDEX_NEAR` of that card's width, is that card."""
+    if not any(r.occluded and r.kind == "number" for r in cards):
+        return cards  # most reads (and every board game's tiles): no card to check
     every = list(kept) + list(cards)
     numbers = [(r, np.mean(np.asarray(r.corners, np.float64), axis=0),
                 float(np.linalg.norm(np.subtract(r.corners[1], r.corners[0])))) for r in every
