@@ -340,7 +340,8 @@ def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS
     blue. Taken only when the clusters are clearly apart, in hue as well (a table without one of
     the suits may show another at two strengths), each has two cards or more, each is
     within HUE_ORDER_FAR of its suit's typical hue, and at most one cluster is renamed from what
-    the sectors called most of its cards. Else empty (the sectors stand)."""
+    the sectors called most of its cards, never from blue to green. Else empty (the sectors
+    stand)."""
     named = _inked(readings)
     k = len(suits)
     if len(named) < TABLE_CARDS or k < 2:
@@ -379,8 +380,13 @@ def hue_order_inks(readings: list[ColourReading], suits: tuple[str, ...] = SUITS
     if best is None:
         return {}
     out = {n: (float(centres[j][0]), float(centres[j][1])) for j, n in zip(order, best[1], strict=True)}
-    renamed = sum(1 for j, n in zip(order, best[1], strict=True) if sector_names[j] != n)
-    return out if renamed <= 1 else {}
+    renamed = [(sector_names[j], n) for j, n in zip(order, best[1], strict=True) if sector_names[j] != n]
+    # A pale blue drifts toward cyan, into the green sector; no green ink lies past it (train
+    # pool: greens up to 163°). Two clusters in the blue sector are one blue at two strengths
+    # on a table without green (held out: a row at 225°, two loose cards at 252°).
+    if ("blue", "green") in renamed:
+        return {}
+    return out if len(renamed) <= 1 else {}
 
 
 def table_inks(readings: list[ColourReading]) -> dict[str, tuple[float, float]]:

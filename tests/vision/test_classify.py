@@ -279,6 +279,20 @@ def test_a_table_without_green_keeps_its_yellow_seen_at_two_strengths():
     assert hue_order_inks([read_colour(p) for p in pix]) == {}
 
 
+def test_a_table_without_green_keeps_its_blue_seen_at_two_hues():
+    """No green on the table; a blue row reads at 225° and two loose blue cards at 252° (held-out
+    table). Four clusters apart in hue, but ordered round the circle the row would be taken for
+    green: a blue is never renamed green (a pale blue drifts toward cyan, not a green to blue)."""
+    rng = np.random.default_rng(12)
+    stock = (0.95, 0.96, 0.97)
+    deck = [("red", 62, 24 + d) for d in (-1, 0, 1)] + [("yellow", 84, 104 + d) for d in (-1, 0, 1)]
+    deck += [("blue", 31, 225 + d) for d in (-4, 0, 3)] + [("blue", 28, 252 + d) for d in (-2, 2)]
+    pix = [_card_pixels(_lab_ink(c, h), stock, (1, 1, 1), 0.95, rng) for _s, c, h in deck]
+    first = [read_colour(p) for p in pix]
+    assert [r.name for r in first] == [s for s, _c, _h in deck]  # the sectors are right
+    assert hue_order_inks(first) == {}
+
+
 def test_a_dark_numeral_names_the_card_among_paler_blobs_of_more_chroma():
     """A children's deck prints pale coloured blobs round its numerals: a teal-blue numeral
     (chroma 28, dark) on a card whose yellow blobs show more chroma (45, pale). The numeral's ink
