@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 _NONE, _BACK = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")  # "no card here", a card's back
+_LINK = CARD_CLASSES.index("link")  # the card with no corner index
 
 
 # Shifts (card widths across, card heights along) of a hidden card's outline tried when its
@@ -71,6 +72,8 @@ OUTLINE_FOUND = 0.7
 # and the last pixels of a window's reduced levels sample its border (16 pixels).
 REGION_CROP_PAD = 1.5
 SEARCH_SURE = 0.5
+UNINDEXED_SURE = 0.9  # how sure a hidden card's whole crop must read as a link card (`_unindexed`),
+UNINDEXED_APART = 0.5  # and how far (card widths) from any card read already
 INK_SURE = 0.5  # least sureness of a card whose ink helps name the table's inks (`_colours`)
 # A region re-read also reads, at its outline of the last picture, each card read there before
 # that lies within this much of its width of a card found now, and keeps the surer reading: the
@@ -1060,7 +1063,9 @@ class Recognizer:
         todo = [c for c in cards if self._unsure(c)]
         self._read_moved(ctx, todo, TURN_MOVES)
         self._read_moved(ctx, [c for c in todo if self._hidden(c) and self._unsure(c)], SHIFT_MOVES)
-        self._other_corners(ctx, [c for c in todo if self._hidden(c) and c.card_prob < self.config.min_card_prob])
+        lost = [c for c in todo if self._hidden(c) and c.card_prob < self.config.min_card_prob]
+        self._other_corners(ctx, lost)
+        self._unindexed(ctx, cards, [c for c in lost if c.card_prob < self.config.min_card_prob])
 
     def _other_corners(self, ctx: ReadContext, todo: list[_Card]) -> None:
         """Hidden cards read as no card at the corners judged in view, read at their other
@@ -1084,6 +1089,33 @@ class Recognizer:
             c.det = replace(c.det, visible={**c.det.visible, f"index{t}": 1.0, f"index{2 - t}": 0.0}, grid=grid)
             c.crops = [("index", t)]
             c.joint, c.card_prob, c.evidence = trial.joint, trial.card_prob, trial.evidence
+
+    def _unindexed(self, ctx: ReadContext, cards: list[_Card], todo: list[_Card]) -> None:
+        """Hidden cards still read as no card, read whole, for a card with no corner index: a
+        link card laid between two rows lies under both, and only its middle shows. Only that
+        card is taken from the whole crop (a hidden number card's crop holds its neighbours'
+        numerals), and only where no card is read yet (two outlines of one link)."""
+        if not todo or not self._deck[_LINK]:
+            return
+        crops = warp_crops(ctx.pyramid, [c.det.quad for c in todo], [CARD_REGION] * len(todo))
+        trials = []
+        for c, p in zip(todo, self._classify(crops, ["card"] * len(todo)), strict=True):
+            trial = _Card(c.det)
+            self._combine(trial, [("card", p)])
+            if trial.card_prob >= OUTLINE_FOUND and trial.joint is not None and \
+                    _per_class(trial.joint)[_LINK] >= UNINDEXED_SURE:
+                trials.append((c, trial))
+        if not trials:
+            return
+        read = [c.det.quad.mean(axis=0) for c in cards if c.card_prob >= self.config.min_card_prob]
+        for c, trial in sorted(trials, key=lambda ct: -ct[1].card_prob):
+            centre = c.det.quad.mean(axis=0)
+            width = min(np.linalg.norm(c.det.quad[1] - c.det.quad[0]), np.linalg.norm(c.det.quad[3] - c.det.quad[0]))
+            if any(np.hypot(*(centre - r)) < UNINDEXED_APART * width for r in read):
+                continue
+            c.crops = [("card", 0)]
+            c.joint, c.card_prob, c.evidence = trial.joint, trial.card_prob, trial.evidence
+            read.append(centre)
 
     def _read_moved(self, ctx: ReadContext, todo: list[_Card], moves: tuple[tuple[float, float, float], ...],
                     barred: list[int] | None = None) -> None:
