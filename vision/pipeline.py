@@ -57,6 +57,7 @@ GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "n
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 _NONE, _BACK = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")  # "no card here", a card's back
 _LINK = CARD_CLASSES.index("link")  # the card with no corner index
+_JOKER = CARD_CLASSES.index("joker")
 
 
 # Shifts (card widths across, card heights along) of a hidden card's outline tried when its
@@ -1522,7 +1523,8 @@ class Recognizer:
         """Cards between two neighbours of a row whose numbers jump by more than one, where the
         detector found none (`BETWEEN_STEP`); one is kept when it reads surely as a number
         between its neighbours' that no card of the table is read as, in its row's colour (its
-        neighbours' too, and its own ink's)."""
+        neighbours' too, and its own ink's), or as a joker where they skip one number (it stands
+        in the row for that number)."""
         if ROW_VALUES.get(self.game or "") is None or self.config.row_break >= 1.0:
             return []
 
@@ -1553,7 +1555,7 @@ class Recognizer:
                     if det is None:
                         continue
                     card = _Card(det, crops=[("index", t) for t in corners], colour=colour, colour_conf=colour_conf)
-                    todo.append((card, min(va, vb), max(va, vb)))
+                    todo.append((card, min(va, vb), max(va, vb), id(a)))
         if not todo:
             return []
         quads = [rotate_quad(c.det.quad, t) for c, *_rest in todo for _k, t in c.crops]
@@ -1562,27 +1564,40 @@ class Recognizer:
         used = {(v, col) for kind, v, col in taken if kind == "number"}
         used |= {(number(c), c.colour if self.coloured else None) for c in cards
                  if c.joint is not None and c.card_prob >= self.config.min_card_prob}
+        jokers = bool(self._deck[_JOKER])
         sure = []
-        for c, lo, hi in todo:
+        for c, lo, hi, gap in todo:
             self._combine(c, [(kind, next(probs)) for kind, _t in c.crops])
-            v = number(c) if c.joint is not None else None
-            if c.card_prob >= OUTLINE_FOUND and self._sureness(c) >= BETWEEN_SURE and v is not None and lo < v < hi:
-                sure.append((c.card_prob * self._sureness(c), c, v))
-        found = []
-        sure.sort(key=lambda x: -x[0])
-        for _s, c, v in sure:  # the surest of nearby readings (a card read at two crops a step apart)
-            key = (v, c.colour if self.coloured else None)
-            if key in used or any(np.hypot(*np.subtract(c.det.centre, f.det.centre)) < 0.1 * c.det.size[0]
-                                  for f in found):
+            if c.joint is None or c.card_prob < OUTLINE_FOUND or self._sureness(c) < BETWEEN_SURE:
                 continue
-            used.add(key)
+            v = number(c)
+            # A joker only where one number is skipped: a longer gap is more often two segments
+            # of the row, with the link cards joining them lying near.
+            if (v is not None and lo < v < hi) or (jokers and hi - lo == 2 and self._label(c.joint) == "joker"):
+                sure.append((c.card_prob * self._sureness(c), c, v, gap))
+        found, joker_gaps = [], set()
+        sure.sort(key=lambda x: -x[0])
+        for _s, c, v, gap in sure:  # the surest of nearby readings (a card read at two crops a step apart)
+            if any(np.hypot(*np.subtract(c.det.centre, f.det.centre)) < 0.1 * c.det.size[0] for f in found):
+                continue
+            if v is None:  # a joker standing in the row for a missing number: one a gap
+                if gap in joker_gaps:
+                    continue
+                joker_gaps.add(gap)
+            else:
+                key = (v, c.colour if self.coloured else None)
+                if key in used:
+                    continue
+                used.add(key)
             found.append(c)
-        if found and self.coloured:
+        numbered = [c for c in found if number(c) is not None]
+        if numbered and self.coloured:
             # Its own ink must say its row's colour (a card of another row lying under this one is
             # not this row's missing card), named against the table's light and inks.
-            own = [replace(c) for c in found]
+            own = [replace(c) for c in numbered]
             self._colours(ctx, own)
-            found = [c for c, o in zip(found, own, strict=True) if o.colour == c.colour]
+            wrong = {id(c) for c, o in zip(numbered, own, strict=True) if o.colour != c.colour}
+            found = [c for c in found if id(c) not in wrong]
         return found
 
     def _label(self, joint: np.ndarray) -> str:

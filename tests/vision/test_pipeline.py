@@ -1069,6 +1069,32 @@ def test_a_link_card_under_two_rows_is_read_by_its_middle(monkeypatch):
     assert all(found < n for n, found, _r in (links_found(k, Recognizer("elevens")) for k in (0, 102)))
 
 
+def test_a_joker_standing_in_a_row_for_a_number_is_read_between_its_neighbours(monkeypatch):
+    """In an overlapping row a joker's strip may get no outline of its own. The places between
+    two neighbours whose numbers skip one are read, and a joker read there surely stands in
+    for the number skipped (train table: a red row 15 14 J 12 11 J 9, both jokers missed)."""
+    import vision.pipeline as pipeline
+    from vision.classify import CARD_CLASSES
+    from vision.render import on_request
+
+    rng = np.random.default_rng([7000, 150])
+    rng.random()  # as benchmarks/vision_accuracy.py draws its tables
+    scene = random_scene("elevens", rng, "train", hand=False)
+    on_request(scene, rng, cards=None)
+    image, truth = render(scene)
+    jokers = [t for t in truth["cards"] if t["kind"] == "joker" and t.get("occluded")]
+    assert len(jokers) == 2
+
+    def found() -> int:
+        got = Recognizer("elevens").read(image).cards
+        return sum(any(c.kind == "joker" for c in _reported_at(got, t)) for t in jokers)
+
+    assert found() == 2
+    # A deck without jokers (the index of a card elevens has not) reads no joker between.
+    monkeypatch.setattr(pipeline, "_JOKER", CARD_CLASSES.index("bull"))
+    assert found() == 0
+
+
 def test_an_outline_cutting_a_neighbours_index_short_is_not_a_card() -> None:
     """An outline a fifth of a card off its neighbour's crops that card's "14" to "4", read
     surely (held out: a green 4 and 7 read in a row of 9-18). A partly hidden card read as a
