@@ -120,7 +120,8 @@ def test_board_truth_and_squares(rendered):
 
 def test_an_11_board_can_hold_misplaced_tiles_without_changing_the_usual_scenes():
     """`misplaced`: coloured tiles laid on their number's square of another row (an illegal move,
-    for the board benchmark's --misplaced). Asked for none, the scene is the one the seed always
+    for the board benchmark's --misplaced), each tile still once on the board (a tile laid on
+    another row is not on its own square). Asked for none, the scene is the one the seed always
     gave (the draws are made only when asked)."""
     def tiles(scene):
         return [(it.card["kind"], it.card["value"], it.card["color"], it.square) for it in scene.items
@@ -133,6 +134,10 @@ def test_an_11_board_can_hold_misplaced_tiles_without_changing_the_usual_scenes(
     assert coloured and all(not str(sq).startswith(f"{colour}-") for _k, _v, colour, sq in coloured)
     assert all(sq == f"{sq.split('-')[0]}-{v}" for _k, v, _c, sq in coloured)  # still their number's square
     assert all(c == "gray" for k, _v, c, _sq in wrong if k == "joker")
+    for share in (0.1, 0.5, 1.0):
+        for seed in range(5, 25):
+            numbers = [(v, c) for k, v, c, _sq in tiles(_scene("start11", seed, misplaced=share)) if k == "number"]
+            assert len(numbers) == len(set(numbers)), (share, seed)
 
 
 def test_symbol_tiles_lie_beside_the_board_only_in_the_symbols_variant_one_per_square_left():

@@ -421,6 +421,7 @@ def _start11(rng, design: Design, pool: str, ov: dict):
     # illegal move the referee must see as it is). Drawn only when asked: the scenes of a seed
     # stay as they were without it.
     wrong = float(ov.get("misplaced", 0.0))
+    laid: set[tuple[str, int]] = set()  # coloured tiles on the board: each exists once (RULES.md)
     for row in layout.rows:
         if rng.random() < 0.15 * (1 - fill):
             continue
@@ -431,6 +432,10 @@ def _start11(rng, design: Design, pool: str, ov: dict):
             colour = row
             if wrong and n not in (3, 7, 13, 17) and rng.random() < wrong:
                 colour = str(rng.choice([c for c in SUITS if c != row]))
+            if n not in (3, 7, 13, 17):
+                if (colour, n) in laid:  # that tile lies on another row's square: this one stays empty
+                    continue
+                laid.add((colour, n))
             card = _card("joker", n, "gray") if n in (3, 7, 13, 17) else _card("number", n, colour)
             _tile_on(rng, board, layout, sid, card, items)
         if variant == "symbols":
