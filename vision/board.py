@@ -647,10 +647,15 @@ class Start11Reader:
             inks = tile_inks([crops[n] for n in coloured])
             self.tile_inks.update((ids[n], ink) for n, ink in zip(coloured, inks, strict=True))
             self.inks = self._board_inks({ids[n]: read[n][2] for n in coloured}, set(ids))
+            weighed = {}
             for n, like in zip(coloured, ink_likelihood(inks, self.inks, model.colours), strict=True):
+                weighed[n] = colours[n] * like
                 if (like < 1).any():
-                    read[n] = _tile_reading(probs[n], colours[n] * like, model, QUARTER_PRIOR,
+                    read[n] = _tile_reading(probs[n], weighed[n], model, QUARTER_PRIOR,
                                             present=bool(changed[n]), prior=priors[n])
+            for n, barred in self._tiles_read_elsewhere(read, ids, [sq[i] for i in idx], model.colours).items():
+                read[n] = _tile_reading(probs[n], weighed[n] * ~barred, model, QUARTER_PRIOR,
+                                        present=bool(changed[n]), prior=priors[n])
         found = [n for n, r in enumerate(read) if r is not None]
         for n, r in enumerate(read):
             if r is None:
@@ -679,6 +684,25 @@ class Start11Reader:
         self.loose = kept + loose
         on_board = [c for c in self.board_tiles.values() if in_regions(np.mean(c.corners, axis=0), regions)[0]]
         return on_board + loose
+
+    def _tiles_read_elsewhere(self, read: list, ids: list[str], squares: list, colours: tuple[str, ...] | list[str]
+                              ) -> dict[int, np.ndarray]:
+        """The readings of a coloured number on another row's square whose colour names a tile read
+        on its own square, each with the colours so taken (to be read again without them). Each
+        coloured tile exists once (RULES.md): a faint yellow 12 on yellow-12 read as the green 12
+        lying on green-12 is not that tile (train pool: 4 tiles on 3 of 200 tables), while a
+        yellow 12 truly laid on red-12 stays, its own square being empty."""
+        home = {(r[1], r[2]) for r, q in zip(read, squares, strict=True)
+                if r is not None and r[0] == "number" and q.kind == "number" and q.row == r[2] and q.number == r[1]}
+        now = set(ids)
+        home |= {(c.value, c.color) for sid, c in self.board_tiles.items()
+                 if sid not in now and c.kind == "number" and c.square == f"{c.color}:{c.value}"}
+        out = {}
+        for n, (r, q) in enumerate(zip(read, squares, strict=True)):
+            if r is None or r[0] != "number" or (r[1], r[2]) not in home or (q.kind == "number" and q.row == r[2]):
+                continue
+            out[n] = np.array([(r[1], c) in home for c in colours], bool)
+        return out
 
     def _board_inks(self, colours: dict[str, str | None], read: set[str]) -> dict[str, np.ndarray]:
         """Each colour's ink on the board, from the coloured tiles just read (square id -> colour)

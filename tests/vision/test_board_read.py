@@ -898,6 +898,8 @@ def test_a_tiles_ink_is_measured_on_its_face_not_on_the_square_round_it(monkeypa
 
     assert colour() == "yellow"
     monkeypatch.setattr(tileinks, "INK_MIDDLE", 0.5)
+    assert colour() == "yellow"  # the red 6 lies read on red-6: this one is not it
+    monkeypatch.setattr(board_mod.Start11Reader, "_tiles_read_elsewhere", lambda self, *a: {})
     assert colour() == "red"
 
 
@@ -1016,6 +1018,47 @@ def test_tiles_on_squares_printed_like_them_are_read_once_the_board_was_seen_emp
     assert {sq: got.get(sq) for sq in late} == {sq: want[sq] for sq in late}
     monkeypatch.setattr(board_mod, "EMPTY_LIKENESS", 0.85)
     assert not late & set(read())
+
+
+def test_a_tile_read_as_one_lying_on_its_own_square_takes_another_colour(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5000 --empty-board,
+    # #115): a thin typeface's yellow 6 and yellow 12 on their squares read as the green 6 and the
+    # blue 12, which lie read on green-6 and blue-12. Each coloured tile exists once: they are read
+    # again without those colours. A tile laid on another row's square whose own square is
+    # empty keeps its colour (the misplaced tiles of `--misplaced` all read as they are).
+    image, truth, bare = _empty_board([5000, 115, 1], pool="train")
+    want = {sq: truth_card["color"] for sq, truth_card in _by_square(truth["cards"]).items()}
+    assert want["yellow:6"] == want["yellow:12"] == "yellow"
+    got = _read_after_empty(image, bare)
+    assert (got["yellow:6"]["color"], got["yellow:12"]["color"]) == ("yellow", "yellow")
+    assert {sq: c["color"] for sq, c in got.items() if c["kind"] == "number"} == \
+        {sq: col for sq, col in want.items() if col not in ("gray", None)}
+    monkeypatch.setattr(board_mod.Start11Reader, "_tiles_read_elsewhere", lambda self, *a: {})
+    got = _read_after_empty(image, bare)
+    assert (got["yellow:6"]["color"], got["yellow:12"]["color"]) == ("green", "blue")
+
+
+def test_only_a_tile_read_on_its_own_square_bars_its_colour_elsewhere() -> None:
+    from types import SimpleNamespace
+
+    layout = load_layout("start11")
+    colours = ("yellow", "red", "blue", "green")
+    read = [("number", 12, "green", 0.9, 0), ("number", 12, "green", 0.8, 0), ("number", 12, "yellow", 0.9, 0),
+            ("number", 6, "green", 0.8, 0), None]
+    ids = ["green-12", "blue-12", "red-12", "yellow-6", "green-6"]
+    got = board_mod.Start11Reader._tiles_read_elsewhere(SimpleNamespace(board_tiles={}), read, ids,
+                                                        [layout.square(i) for i in ids], colours)
+    # The green 12 read on blue-12 is not the one on green-12; the yellow 12 on red-12 and the
+    # green 6 on yellow-6 are misplaced tiles, their own squares empty.
+    assert list(got) == [1] and [c for c, b in zip(colours, got[1], strict=True) if b] == ["green"]
+    # A tile read on its own square at an earlier read of other squares counts as well.
+    from vision.types import CardReading
+
+    kept = CardReading(kind="number", value=6, color="green", corners=((0, 0), (1, 0), (1, 1), (0, 1)),
+                       confidence=0.9, square="green:6")
+    got = board_mod.Start11Reader._tiles_read_elsewhere(SimpleNamespace(board_tiles={"green-6": kept}), read[:4],
+                                                        ids[:4], [layout.square(i) for i in ids[:4]], colours)
+    assert sorted(got) == [1, 3]
 
 
 def test_a_loose_reading_of_a_tile_already_read_is_dropped_unless_surer() -> None:
