@@ -334,8 +334,8 @@ EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading,
 # 96.5 / 93 / 95.5 / 95 %, printed squares reported 4 / 3 / 8 / 1 -> 0 / 2 / 1 / 1, one tile more
 # missed; varied printings 94 / 88 -> 96 / 90 %, any-stock 87 -> 88 %, facsimile 93 / 81 -> 94 /
 # 80 % (100 tables each); misplaced tiles the same (0.01: as many printed squares, 3 tiles more
-# missed). Held out the same but one tile of the misplaced set (a red 12 the net was 0.999 sure
-# was no tile): that pool's printings left no printed square reported to gain on.
+# missed). Held out the same but one tile of the misplaced set as it was then drawn (a red 12 the
+# net was 0.999 sure was no tile): that pool's printings left no printed square reported to gain on.
 EMPTY_CHANGED_NONE = 0.997
 LIGHT_SQUARES = 4  # squares looking empty by their pattern from which the board's light is measured
 EMPTY_GRID = 12  # crops compared at this size (blurs away a pixel or two of misregistration)

@@ -1103,8 +1103,8 @@ class Recognizer:
         for c, p in zip(todo, self._classify(crops, ["card"] * len(todo)), strict=True):
             trial = _Card(c.det)
             self._combine(trial, [("card", p)])
-            if trial.card_prob >= OUTLINE_FOUND and trial.joint is not None and \
-                    _per_class(trial.joint)[_LINK] >= UNINDEXED_SURE:
+            if (trial.card_prob >= OUTLINE_FOUND and trial.joint is not None
+                    and _per_class(trial.joint)[_LINK] >= UNINDEXED_SURE):
                 trials.append((c, trial))
         if not trials:
             return
