@@ -1061,6 +1061,25 @@ def test_only_a_tile_read_on_its_own_square_bars_its_colour_elsewhere() -> None:
     assert sorted(got) == [1, 3]
 
 
+def test_a_loose_tile_read_as_one_on_the_board_is_read_as_another_colour_of_its_number(monkeypatch) -> None:
+    # Train-pool 11! table (vision_boards.py --game start11 --pool train --seed 5400 --empty-board,
+    # #3): a green 20 beside the board, on a green felt, reads yellow 0.993 sure; the yellow 20
+    # lies read on its square, so the loose reading was dropped and the tile missed. Each
+    # coloured tile exists once: it is the likeliest colour of 20 left.
+    image, truth, bare = _empty_board([5400, 3, 1], pool="train")
+
+    def loose() -> list[tuple]:
+        rec = Recognizer("start11")
+        board_mod._STATE[rec] = board_mod.Start11Reader.create()
+        board_mod._STATE[rec].learn_empty(bare)
+        return sorted((c.value, c.color) for c in rec.read(image).cards if c.square is None)
+
+    want = sorted((t["value"], t["color"]) for t in truth["cards"] if t.get("square") is None)
+    assert (20, "green") in want and loose() == want
+    monkeypatch.setattr(board_mod, "_taken_colours", lambda on_board, v, conf, colours: np.zeros(len(colours), bool))
+    assert (20, "green") not in loose()
+
+
 def test_a_loose_reading_of_a_tile_already_read_is_dropped_unless_surer() -> None:
     # Each coloured tile exists once and each grey joker four times (RULES.md): a loose reading of
     # a tile read as surely on the board, or by a surer loose reading, is something else.
