@@ -1095,6 +1095,31 @@ def test_a_joker_standing_in_a_row_for_a_number_is_read_between_its_neighbours(m
     assert found() == 0
 
 
+def test_a_special_card_read_at_two_outlines_is_reported_once() -> None:
+    """A deck holds several links, bonus cards and jokers, so no one-copy rule drops a second
+    reading of one of them; two outlines of one link were both reported (train tables: readings
+    0.14-0.22 of a card apart). Two of one kind nearer than `SPECIAL_SAME` are one card; cards
+    fanned or side by side (0.29 apart or more), or of two kinds, stay."""
+    from vision.pipeline import _specials_once
+
+    def card(kind: str, dx: float, confidence: float) -> CardReading:
+        w, h = 100.0, 150.0
+        return CardReading(kind=kind, value=None, color=None, confidence=confidence, occluded=False,
+                           corners=((dx, 0.0), (dx + w, 0.0), (dx + w, h), (dx, h)))
+
+    sure, twice = card("link", 0.0, 0.99), card("link", 15.0, 0.6)
+    assert _specials_once([twice, sure]) == [sure]
+    fanned = card("link", 35.0, 0.9)
+    assert _specials_once([sure, fanned]) == [sure, fanned]
+    joker = card("joker", 10.0, 0.9)
+    assert _specials_once([sure, joker]) == [sure, joker]
+    # A reading kept from the last picture stands against a surer new one at its place.
+    assert _specials_once([card("link", 5.0, 1.0)], kept=[twice]) == []
+    numbers = [CardReading(kind="number", value=5, color="red", confidence=0.9, occluded=False,
+                           corners=sure.corners)] * 2
+    assert _specials_once(numbers) == numbers  # number cards are left to the one-copy rule
+
+
 def test_an_outline_cutting_a_neighbours_index_short_is_not_a_card() -> None:
     """An outline a fifth of a card off its neighbour's crops that card's "14" to "4", read
     surely (held out: a green 4 and 7 read in a row of 9-18). A partly hidden card read as a
