@@ -333,7 +333,7 @@ EMPTY_CHANGED_P = 0.9  # probability of a tile then given to the reading,
 # pool (seeds 5000 / 5400 / 5100 / 5200, 200 tables each): tables exact 94.5 / 92.5 / 94 / 95 ->
 # 96.5 / 93 / 95.5 / 95 %, printed squares reported 4 / 3 / 8 / 1 -> 0 / 2 / 1 / 1, one tile more
 # missed; varied printings 94 / 88 -> 96 / 90 %, any-stock 87 -> 88 %, facsimile 93 / 81 -> 94 /
-# 80 % (100 tables each); misplaced tiles the same (0.01: as many printed squares, 3 tiles more
+# 80 % (100 tables each); misplaced tiles the same (0.99: 2 printed squares fewer, 4 tiles more
 # missed). Held out the same but one tile of the misplaced set as it was then drawn (a red 12 the
 # net was 0.999 sure was no tile): that pool's printings left no printed square reported to gain on.
 EMPTY_CHANGED_NONE = 0.997
@@ -847,8 +847,8 @@ def _taken_colours(on_board: dict[tuple, float], value: Any, confidence: float, 
     """Which `colours` of the number `value` lie read on the board (`on_board`: (value, colour)
     -> confidence) as surely as a loose reading `confidence` sure, or more. Train seeds 5000 /
     5400 / 5100 / 5200: a green 20 beside the board read yellow, 0.993 sure, was dropped as the
-    yellow 20 on its square; read as the likeliest colour left, loose tiles missed 7 / 13 / 8 / 16
-    -> 7 / 11 / 8 / 15, tables 97 / 93 / 95.5 / 95.5 -> 97 / 93.5 / 95.5 / 96 %; varied, facsimile
+    yellow 20 on its square; read as the likeliest colour left, tiles missed 7 / 13 / 8 / 16 ->
+    7 / 11 / 8 / 15, tables 97 / 93 / 95.5 / 95.5 -> 97 / 93.5 / 95.5 / 96 %; varied, facsimile
     and any-stock printings and held out the same."""
     return np.array([on_board.get((value, c), 0.0) >= confidence for c in colours], bool)
 
