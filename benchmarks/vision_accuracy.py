@@ -6,6 +6,7 @@ Usage: python benchmarks/vision_accuracy.py [--scenes 200] [--seed 3000] [--work
        python benchmarks/vision_accuracy.py --conditions --scenes 8   # per photographic condition
        python benchmarks/vision_accuracy.py --true-outlines            # reading alone, at the true outlines
        python benchmarks/vision_accuracy.py --set index_visible=0.7    # a RecognizerConfig field changed
+       python benchmarks/vision_accuracy.py --set detector=cardnet_new # another detector (vision/models/NAME.onnx)
        python benchmarks/vision_accuracy.py --pool train --seed 7000 --regions 4  # region re-reads too
 
 Each scene is a random table of one card game (rows side by side, overlapping or stacked,
@@ -182,16 +183,19 @@ def main() -> None:
     from vision.pipeline import RecognizerConfig
     from vision.train.evaluate import CONDITIONS, Score
 
-    known = {f.name for f in fields(RecognizerConfig)}
+    known = {f.name: f.type for f in fields(RecognizerConfig)}
     settings = {}
     for item in a.set:
         key, _, value = item.partition("=")
+        if key not in known:
+            ap.error(f"--set {item!r}: no such setting (one of {', '.join(sorted(known))})")
+        if known[key] in (str, "str"):  # a model's name (vision/models/NAME.onnx) or a mode
+            settings[key] = value
+            continue
         try:
             settings[key] = float(value)
         except ValueError:
             ap.error(f"--set {item!r}: expected KEY=NUMBER")
-        if key not in known:
-            ap.error(f"--set {item!r}: no such setting (one of {', '.join(sorted(known))})")
 
     games = a.games.split(",")
     if a.conditions:

@@ -97,7 +97,17 @@ def _cache(args):
     return small, t.astype(np.float16), at
 
 
-def sample(cache, rng, bs: int, size: int, stride: int, repaint: bool = False):
+def _aug_hue(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The whole crop's hues turned by any angle and its saturation scaled: a finder only has to
+    find things, whatever the colour of the table they lie on (held out, the tile finder was
+    silent at tiles on tables whose colours the train pool has not)."""
+    hsv = cv2.cvtColor(im, cv2.COLOR_BGR2HSV).astype(np.int32)
+    hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.3, 1.4), 0, 255)
+    return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+
+
+def sample(cache, rng, bs: int, size: int, stride: int, repaint: bool = False, hue_share: float = 0.0):
     xs, ts = [], []
     o = size // stride
     for _ in range(bs):
@@ -125,6 +135,8 @@ def sample(cache, rng, bs: int, size: int, stride: int, repaint: bool = False):
         im = np.ascontiguousarray(im)
         if repaint:  # dice of any paint: lighter or darker pips than body (board_train.repaint)
             im = _repaint(im[None], rng)[0]
+        if rng.random() < hue_share:
+            im = _aug_hue(im, rng)
         xs.append(_aug_photo(im, rng))
         ts.append(np.ascontiguousarray(tt))
     x = np.stack(xs).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
@@ -153,6 +165,9 @@ def main(argv=None) -> None:
     ap.add_argument("--ckpt", default=None, help="checkpoint path (default /work/data/<model>.pt)")
     ap.add_argument("--init", default=None, help="a checkpoint to continue from")
     ap.add_argument("--repaint", action="store_true", help="crops also with inverted lightness, swapped channels")
+    ap.add_argument("--widths", default="16,24", help="DieNet channel widths")
+    ap.add_argument("--dilations", default="2,4", help="DieNet's dilated layers (more: more context)")
+    ap.add_argument("--hue-share", type=float, default=0.0, help="share of crops with their hues turned")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -169,7 +184,7 @@ def main(argv=None) -> None:
     with mp.Pool(a.threads) as pool:
         cache = list(pool.imap(_cache, [(f, i, a.kind) for i, f in enumerate(files)], chunksize=8))
     print(f"cached {len(cache)} scenes in {time.time() - t0:.0f} s", flush=True)
-    model = DieNet()
+    model = DieNet(tuple(int(v) for v in a.widths.split(",")), tuple(int(v) for v in a.dilations.split(",")))
     if a.init:
         model.load_state_dict(torch.load(a.init))
     model = model.to(memory_format=torch.channels_last)
@@ -179,7 +194,7 @@ def main(argv=None) -> None:
     model.train()
     run = 0.0
     for step in range(1, a.steps + 1):
-        x, t = sample(cache, rng, a.batch, a.size, finder.stride, a.repaint)
+        x, t = sample(cache, rng, a.batch, a.size, finder.stride, a.repaint, a.hue_share)
         loss = loss_fn(model(x.contiguous(memory_format=torch.channels_last)), t)
         opt.zero_grad()
         loss.backward()
@@ -195,7 +210,8 @@ def main(argv=None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     export_onnx(model, str(out / f"{finder.model}.onnx"), (3, 128, 128), dynamic_hw=True)
     (out / f"{finder.model}.json").write_text(json.dumps(
-        {"px_per_mm": finder.px_per_mm, "stride": finder.stride, "steps": a.steps, "scenes": len(files)}) + "\n")
+        {"px_per_mm": finder.px_per_mm, "stride": finder.stride, "steps": a.steps, "scenes": len(files),
+         "widths": a.widths, "dilations": a.dilations, "hue_share": a.hue_share}) + "\n")
     print("saved", out / f"{finder.model}.onnx", flush=True)
 
 

@@ -147,10 +147,10 @@ class DieNet(nn.Module):
     picture scaled to `die_centres.json`'s pixels per millimetre, a die about 13 pixels wide):
     high at die centres. ~25 k parameters; dilated layers see a die and its surroundings."""
 
-    def __init__(self, widths: tuple[int, int] = (16, 24)):
+    def __init__(self, widths: tuple[int, int] = (16, 24), dilations: tuple[int, ...] = (2, 4)):
         super().__init__()
         a, b = widths
-        self.body = nn.Sequential(cbr(3, a, s=2), cbr(a, a), cbr(a, b, s=2), cbr(b, b, d=2), cbr(b, b, d=4),
+        self.body = nn.Sequential(cbr(3, a, s=2), cbr(a, a), cbr(a, b, s=2), *(cbr(b, b, d=d) for d in dilations),
                                   cbr(b, b))
         self.head = nn.Conv2d(b, 1, 1)
 

@@ -257,6 +257,8 @@ def main(argv=None) -> None:
     ap.add_argument("--target-width", type=float, default=TARGET_WIDTH,
                     help="card width (network input pixels) the detector is trained to read best")
     ap.add_argument("--widths", default="8,16,32,64", help="CardNet channel widths")
+    ap.add_argument("--freeze-norms", action="store_true",
+                    help="keep the batch norms of an --init state dict frozen (a network grown by `widen`)")
     ap.add_argument("--turn-share", type=float, default=TURN_SHARE, help="share of crops turned by a random angle")
     ap.add_argument("--pos-weight", type=float, default=1.0, help="weight of face pixels in the face loss")
     ap.add_argument("--faces", default="card", choices=["card", "index"],
@@ -276,8 +278,9 @@ def main(argv=None) -> None:
                                                           chunksize=8) for c in lst]
     print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
     widths = tuple(int(v) for v in a.widths.split(","))
-    frozen = bool(a.init and a.init.endswith(".onnx"))  # an export: norms folded, kept frozen
-    if frozen:
+    # An export (its norms folded) or a network grown from one (`widen`): norms kept frozen.
+    frozen = bool(a.init and (a.init.endswith(".onnx") or a.freeze_norms))
+    if a.init and a.init.endswith(".onnx"):
         model = card_net_from_onnx(a.init, widths)
     else:
         model = CardNet(widths)
