@@ -13,6 +13,7 @@ on held-out tables it still misses some dice (figures in the README, from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -879,11 +880,12 @@ def test_a_plain_tile_beside_the_board_is_read_where_the_tile_finder_is_sure_of_
     assert loose() == want
     monkeypatch.setattr(board_mod, "LOOSE_HOT", 1.01)  # the net alone says whether a tile is there
     assert loose() == want  # the loose tiles' own network (stop 47) reads them so too (0.89, 0.72)
-    # The board's network, at the bar it had (0.6), does not (0.55, 0.59).
+    # The board's network, at the bar it had (0.6), does not read the green 1 (0.59; since the
+    # tile finder of stop 50 it reads the blue 1, cut at the finder's sharper peak).
     monkeypatch.setattr(board_mod.Start11Reader, "loose_model",
                         property(lambda self: board_mod.crop_model(board_mod.TILE_MODEL)))
     monkeypatch.setattr(board_mod, "LOOSE_SURE", 0.6)
-    assert {(1, "blue"), (1, "green")} <= set(want) - set(loose())
+    assert (1, "green") in set(want) - set(loose())
 
 
 def test_a_tiles_ink_is_measured_on_its_face_not_on_the_square_round_it(monkeypatch) -> None:
@@ -958,23 +960,49 @@ def test_tiles_of_a_stock_unlike_the_train_templates_are_read_on_a_board_never_s
     assert len(got) <= len(want)  # no empty square read as a tile
 
 
-def test_a_loose_symbol_tile_is_read_and_a_thing_merely_like_one_is_not(monkeypatch) -> None:
-    # Train-pool 11! table of the symbols variant (vision_boards.py --game start11 --pool train
-    # --seed 5000, #142): a circle tile lies beside the board, read 0.999 sure; something else
-    # there reads as a triangle tile 0.955 sure. Loose symbol tiles read 0.962 or more, other
-    # things as symbols at most 0.955 (400 train tables): such a reading needs LOOSE_SYMBOL_SURE.
-    rng = np.random.default_rng([5000, 142, 1])
+def _loose_tiles(seed: int, k: int) -> tuple[list[tuple], Callable[[], list[tuple]]]:
+    """The loose tiles of a train-pool 11! table (kind, value) and a function reading them."""
+    rng = np.random.default_rng([seed, k, 1])
     image, truth = render(random_scene("start11", rng, "train", hand=False))
     want = sorted((t["kind"], str(t["value"])) for t in truth["cards"] if t.get("square") is None)
-    assert ("symbol", "circle") in want
 
     def loose() -> list[tuple]:
         cards = Recognizer("start11").read(image).to_json()["cards"]
         return sorted((c["kind"], str(c["value"])) for c in cards if c.get("square") is None)
 
+    return want, loose
+
+
+def test_a_loose_symbol_tile_is_read_and_one_cut_by_the_pictures_border_is_not(monkeypatch) -> None:
+    # Train-pool 11! table of the symbols variant (vision_boards.py --game start11 --pool train
+    # --seed 5000, #142): a circle tile lies beside the board, read 0.999 sure; a triangle tile
+    # a fifth out of the picture (listed outside it) reads 0.974 sure: cut, it is not reported.
+    want, loose = _loose_tiles(5000, 142)
+    assert ("symbol", "circle") in want
+    assert loose() == want
+    monkeypatch.setattr(board_mod, "LOOSE_CUT", 1.0)  # a tile cut by the border reported too
+    assert set(loose()) - set(want) == {("symbol", "triangle")}
+
+
+def test_an_outline_is_cut_by_the_picture_only_past_the_slack() -> None:
+    sq = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 40.0], [0.0, 40.0]])
+    size = (200, 100)
+    assert not board_mod.cut_by_picture(sq + 10, size)
+    assert not board_mod.cut_by_picture(sq - 3.0, size)  # 3 px of 40: within a tenth of the side
+    assert board_mod.cut_by_picture(sq - 5.0, size)
+    assert board_mod.cut_by_picture(sq + [165.0, 10.0], size)  # past the right edge by 5 px
+    assert not board_mod.cut_by_picture(sq + [163.0, 10.0], size)
+    assert board_mod.cut_by_picture(sq - 3.0, size, slack=0.0)
+
+
+def test_a_thing_read_as_a_loose_symbol_tile_less_surely_than_symbol_tiles_read_is_not_one(monkeypatch) -> None:
+    # Loose symbol tiles read 0.962 or more, other things as symbols at most 0.955 (400 train
+    # tables; a green dot on the game's box, a terrazzo's chip): such a reading needs
+    # LOOSE_SYMBOL_SURE. Train seed 5400 #24: something beside the board reads as a circle, 0.51.
+    want, loose = _loose_tiles(5400, 24)
     assert loose() == want
     monkeypatch.setattr(board_mod, "LOOSE_SYMBOL_SURE", 0.0)  # a symbol read as surely as a number
-    assert set(loose()) - set(want) == {("symbol", "triangle")}
+    assert set(loose()) - set(want) == {("symbol", "circle")}
 
 
 def test_a_square_only_darkened_by_a_neighbours_shadow_is_left_to_the_tile_net(monkeypatch) -> None:
