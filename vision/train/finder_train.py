@@ -36,7 +36,7 @@ from vision.layouts import load_layout
 from vision.tokens import TOKEN_FINDER
 from vision.train.board_train import repaint as _repaint
 from vision.train.nets import DieNet, export_onnx
-from vision.train.train_det import _aug_photo
+from vision.train.train_det import _aug_hue, _aug_photo
 
 
 def _board_ppm(truth: dict) -> float:
@@ -95,16 +95,6 @@ def _cache(args):
     at = np.round((focus + 0.5) / stride - 0.5).astype(np.int32)[:, ::-1]  # (row, column) cells
     at = at[(at[:, 0] >= 0) & (at[:, 0] < H // stride) & (at[:, 1] >= 0) & (at[:, 1] < W // stride)]
     return small, t.astype(np.float16), at
-
-
-def _aug_hue(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The whole crop's hues turned by any angle and its saturation scaled: a finder only has to
-    find things, whatever the colour of the table they lie on (held out, the tile finder was
-    silent at tiles on tables whose colours the train pool has not)."""
-    hsv = cv2.cvtColor(im, cv2.COLOR_BGR2HSV).astype(np.int32)
-    hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
-    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.3, 1.4), 0, 255)
-    return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
 
 
 def sample(cache, rng, bs: int, size: int, stride: int, repaint: bool = False, hue_share: float = 0.0):
