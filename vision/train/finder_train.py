@@ -35,7 +35,7 @@ from vision.finder import Finder
 from vision.layouts import load_layout
 from vision.tokens import TOKEN_FINDER
 from vision.train.board_train import repaint as _repaint
-from vision.train.nets import DieNet, export_onnx
+from vision.train.nets import DieNet, export_onnx, freeze_norms, load_folded
 from vision.train.train_det import _aug_hue, _aug_photo
 
 
@@ -153,7 +153,7 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", required=True)
     ap.add_argument("--ckpt", default=None, help="checkpoint path (default /work/data/<model>.pt)")
-    ap.add_argument("--init", default=None, help="a checkpoint to continue from")
+    ap.add_argument("--init", default=None, help="a checkpoint (.pt) or a shipped finder (.onnx) to continue from")
     ap.add_argument("--repaint", action="store_true", help="crops also with inverted lightness, swapped channels")
     ap.add_argument("--widths", default="16,24", help="DieNet channel widths")
     ap.add_argument("--dilations", default="2,4", help="DieNet's dilated layers (more: more context)")
@@ -175,13 +175,18 @@ def main(argv=None) -> None:
         cache = list(pool.imap(_cache, [(f, i, a.kind) for i, f in enumerate(files)], chunksize=8))
     print(f"cached {len(cache)} scenes in {time.time() - t0:.0f} s", flush=True)
     model = DieNet(tuple(int(v) for v in a.widths.split(",")), tuple(int(v) for v in a.dilations.split(",")))
-    if a.init:
+    if a.init and a.init.endswith(".onnx"):
+        # the export folded the norms into the convolutions: they stay frozen (see load_folded)
+        model = load_folded(model, a.init, "head")
+    elif a.init:
         model.load_state_dict(torch.load(a.init))
     model = model.to(memory_format=torch.channels_last)
     print("parameters", sum(p.numel() for p in model.parameters()), flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.steps, pct_start=0.1)
     model.train()
+    if a.init and a.init.endswith(".onnx"):
+        freeze_norms(model)
     run = 0.0
     for step in range(1, a.steps + 1):
         x, t = sample(cache, rng, a.batch, a.size, finder.stride, a.repaint, a.hue_share)
