@@ -34,6 +34,11 @@ EDGE_CONTRAST = 2.0  # how much stronger a row's strip edges are than the half p
 EDGE_NEAR_BEST = 0.8  # share of the best comb score within which the smallest pitches are taken
 PLACE_SLACK = 0.06  # card widths: how far off an outline's centre may be along its row
 MOST_MISSED = 2  # cards in a row the detector misses one after another (a wider gap is empty table)
+# A strip of a tightly overlapping row may show only one digit of its corner index, the other under
+# the next card: a 17 shows "7", a 21 "2", and the network reads that digit, surely. Its row may
+# then say which number the strip is (`with_cut_index`); the share keeps the digit as read where
+# the row cannot tell (a row 1 2 3 read on strips is not taken for 11 12 13).
+CUT_SHARE = 0.3
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,31 @@ def _pitch(gaps: np.ndarray) -> float:
     n = np.maximum(1.0, np.round(gaps / best))
     fits = np.abs(gaps / best - n) <= 2.0 * PLACE_JITTER
     return float(np.median(gaps[fits] / n[fits])) if fits.any() else best
+
+
+@lru_cache(maxsize=8)
+def cut_readings(nv: int) -> tuple[tuple[int, int], ...]:
+    """(number, what shows of it) for each number 1..nv whose numeral, one digit hidden, reads as
+    a smaller number: (17, 7), (17, 1), (21, 2), (10, 1); not (20, 0), 0 being no card. (A 20
+    read 10, its tens hidden, is left to its row alone: taking 10 and 20 for one another too
+    leaves a row's sure end card in doubt, and its strips with it.)"""
+    out = []
+    for t in range(10, nv + 1):
+        for shown in sorted({t // 10, t % 10}):
+            if shown >= 1:
+                out.append((t, shown))
+    return tuple(out)
+
+
+def with_cut_index(p: np.ndarray, share: float = CUT_SHARE) -> np.ndarray:
+    """Per-value probabilities (columns 1..nv, any leading axes in rows) of a strip whose index
+    may be cut: each number takes at least `share` of the probability of each digit that is all
+    that may show of it (`cut_readings`); the rest as it was. Not renormalised."""
+    q = np.array(p, np.float64, copy=True)
+    nv = q.shape[-1]
+    for t, shown in cut_readings(nv):
+        q[..., t - 1] = np.maximum(q[..., t - 1], share * np.asarray(p)[..., shown - 1])
+    return q
 
 
 def empty_places(row: Row) -> list[tuple[int, float]]:

@@ -7,7 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from vision.rows import Outline, edge_pitch, empty_places, find_rows, lattice_pitches, row_evidence
+from vision.rows import (
+    Outline,
+    cut_readings,
+    edge_pitch,
+    empty_places,
+    find_rows,
+    lattice_pitches,
+    row_evidence,
+    with_cut_index,
+)
 
 W, H = 60.0, 90.0
 
@@ -114,6 +123,72 @@ def test_rows_in_the_recogniser_read_a_torn_card_as_its_place_calls_for():
     assert middle("elfer-raus", 0.2) == "16"
     assert middle("elfer-raus", 1.0) == "6"
     assert middle("11-nimmt", 0.2) == "6"
+
+
+def test_what_shows_of_a_cut_two_digit_numeral():
+    pairs = set(cut_readings(21))
+    assert {(17, 7), (17, 1), (21, 2), (21, 1), (12, 1), (12, 2), (10, 1), (20, 2), (11, 1)} <= pairs
+    assert not any(t < 10 or shown < 1 for t, shown in pairs)  # a one-digit number has no cut; "0" is no card
+    assert max(t for t, _ in cut_readings(11)) == 11  # the junior deck ends at 11
+
+
+def test_a_cut_index_weighs_the_numbers_it_may_be_without_dropping_its_own_digit():
+    nv = 20
+    q = with_cut_index(_onehot(nv, 7, p=0.99), share=0.3)
+    assert q[6] == pytest.approx(0.99) and q[16] == pytest.approx(0.3 * 0.99)
+    assert q[13] < 0.01  # a 14 shows no "7"
+    assert int(np.argmax(q)) + 1 == 7  # alone, the strip stays what it shows
+
+
+def test_a_row_of_cut_strips_above_a_whole_14_reads_its_tens():
+    """A tightly overlapping row 14 15 16 17 18 whose strips show only their last digit, surely:
+    with the cut taken into account the row says 16 17 18; a row 1 2 3 4 read on strips stays
+    1 2 3 4 (the digit as read is likelier than its tens)."""
+    nv = 20
+    strips = [_onehot(nv, 14), _onehot(nv, 15)] + [with_cut_index(_onehot(nv, v, 0.99)) for v in (6, 7, 8)]
+    e = np.array([x / x.sum() for x in strips])
+    m = row_evidence(e, (1, 1, 1, 1), brk=0.2)
+    assert [int(np.argmax(m[i] * e[i])) + 1 for i in range(2, 5)] == [16, 17, 18]
+    low = np.array([(lambda x: x / x.sum())(with_cut_index(_onehot(nv, v, 0.99))) for v in (1, 2, 3, 4)])
+    m = row_evidence(low, (1, 1, 1), brk=0.2)
+    assert [int(np.argmax(m[i] * low[i])) + 1 for i in range(4)] == [1, 2, 3, 4]
+
+
+def _strip(x: float, probs: dict[str, float], hidden: bool = True):
+    from vision.classify import CARD_CLASSES
+    from vision.detect import Detection
+    from vision.pipeline import _Card
+
+    q = np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
+    det = Detection(quad=q, centre=(x, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
+                    visible={"centre": 0.0 if hidden else 1.0, "index0": 1.0, "index2": 0.0})
+    c = _Card(det)
+    joint = np.full((len(CARD_CLASSES), 2), 1e-6)
+    for label, p in probs.items():
+        joint[CARD_CLASSES.index(label), 0] = p
+    c.joint, c.card_prob, c.colour, c.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
+    return c
+
+
+@pytest.mark.parametrize("cut_share", [0.3, 0.0])
+def test_in_the_recogniser_strips_showing_one_digit_take_their_rows_tens(cut_share):
+    """Elfer raus!: a whole 14, then strips read surely 15, 6, 7, 8, 9, 20 (the tens of four under
+    the next card): they are the 16, 17, 18, 19; with the cut left out (`cut_share` 0) they stay
+    6, 7, 8, 9. A card seen whole is not changed: the picture shows all of its index."""
+    from vision.classify import CARD_CLASSES
+    from vision.pipeline import Recognizer, RecognizerConfig
+
+    rec = Recognizer("elfer-raus", RecognizerConfig(cut_share=cut_share))
+    cards = [_strip(100, {"14": 0.99}, hidden=False), _strip(118, {"15": 0.99})]
+    cards += [_strip(118 + 18 * k, {str(v): 0.999}) for k, v in enumerate((6, 7, 8, 9, 20), start=1)]
+    rec._rows(None, cards)
+    read = [CARD_CLASSES[int(c.joint.sum(axis=1).argmax())] for c in cards]
+    assert read == (["14", "15", "16", "17", "18", "19", "20"] if cut_share else
+                    ["14", "15", "6", "7", "8", "9", "20"])
+    whole = [_strip(100, {"14": 0.99}, hidden=False), _strip(118, {"15": 0.99}),
+             _strip(136, {"6": 0.999}, hidden=False)]
+    Recognizer("elfer-raus")._rows(None, whole)
+    assert CARD_CLASSES[int(whole[2].joint.sum(axis=1).argmax())] == "6"
 
 
 def test_cards_kept_from_an_earlier_picture_are_row_neighbours():
