@@ -117,6 +117,24 @@ def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
+def reshape_glyphs(x: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """Other typefaces of the same numerals, roughly: `share` of the crops sheared about their
+    centre (an italic, or an upright face where the training one leans) and their strokes
+    thickened or thinned by a pixel (a bold or a light weight). A held-out typeface whose 3 and 5
+    the network takes for one another is most often a weight or a slant it never saw."""
+    x = x.copy()
+    s = x.shape[1]
+    for i in np.flatnonzero(rng.random(len(x)) < share):
+        k = float(rng.uniform(-0.25, 0.25))
+        m = np.float32([[1, k, -k * s / 2], [0, 1, 0]])
+        x[i] = cv2.warpAffine(x[i], m, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        op = int(rng.integers(0, 3))
+        if op:
+            kern = np.ones((2, 2), np.uint8)
+            x[i] = cv2.erode(x[i], kern) if op == 1 else cv2.dilate(x[i], kern)
+    return x
+
+
 def repaint(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Other paints of the same shapes: half the crops with their lightness inverted, half with
     their colour channels swapped. A die's pips may be lighter or darker than its body (a black
@@ -187,6 +205,8 @@ def main(argv=None) -> None:
     ap.add_argument("--polar", action="store_true", help="tokens: unrolled round their centre (turn-invariant)")
     ap.add_argument("--repaint", action="store_true",
                     help="dice: train on crops with inverted lightness and swapped channels too (`repaint`)")
+    ap.add_argument("--glyphs", type=float, default=0.0,
+                    help="share of crops sheared and made bolder or lighter (`reshape_glyphs`)")
     ap.add_argument("--share", type=float, default=1.0, help="train on this share of the training scenes")
     ap.add_argument("--init", type=Path, help="fine-tune this shipped model (.onnx) instead of starting afresh")
     a = ap.parse_args(argv)
@@ -224,6 +244,8 @@ def main(argv=None) -> None:
         for b in batches(len(ti), a.batch, rng):
             idx = ti[b]
             xb = augment(x[idx], rng)
+            if a.glyphs:
+                xb = reshape_glyphs(xb, rng, a.glyphs)
             if a.repaint:
                 xb = repaint(xb, rng)
             yb = y[idx]
