@@ -32,6 +32,7 @@ from .boardfind import (
 )
 from .boardview import BoardView, board_crops, in_regions, square_quad, square_quads
 from .classify import MODELS_DIR, ModelError, Pyramid, model_file, regions_box
+from .detect import border_margins
 from .errors import CalibrationError
 from .finder import Finder, find_peaks, heat_at
 from .layouts import JOKER_NUMBERS, SYMBOLS, TILE_COPIES, BoardLayout, load_layout
@@ -843,9 +844,8 @@ def cut_by_picture(quad: np.ndarray, size: tuple[int, int], slack: float | None 
     `slack` of its side (default `LOOSE_CUT`)."""
     slack = LOOSE_CUT if slack is None else slack
     side = float(np.linalg.norm(quad[1] - quad[0]))
-    w, h = size
-    lo, hi = -0.5 - slack * side, np.array([w, h], np.float64) - 0.5 + slack * side
-    return bool((quad < lo).any() or (quad > hi).any())
+    # margins run to the border pixels' centres; the picture ends half a pixel further out
+    return bool(border_margins(np.asarray(quad, np.float64), *size).min() + 0.5 < -slack * side)
 
 
 def loose_points(pyr: Pyramid, view: BoardView, layout: BoardLayout, crop_px: int, regions=None

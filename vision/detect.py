@@ -266,7 +266,7 @@ def cut_by_border(dets: list[Detection], img_w: int, img_h: int,
     the deck's shape call for runs past it (train pool: such cards measure 0.82-1.04 of their
     length, cards lying wholly inside 0.946-1.13). The shape is the median of the cards seen
     whole away from the border, else `aspect` (the last picture's: the deck does not change)."""
-    whole = [(d, _border_margins(d.quad, img_w, img_h)) for d in dets if d.inside and seen_whole(d)]
+    whole = [(d, border_margins(d.quad, img_w, img_h)) for d in dets if d.inside and seen_whole(d)]
     clear = [d for d, margins in whole if margins.min() > CUT_CLEAR * d.size[0]]
     if len(clear) >= 2:
         aspect = float(np.median([d.size[1] / d.size[0] for d in clear]))
@@ -287,14 +287,14 @@ def cut_by_border(dets: list[Detection], img_w: int, img_h: int,
     return [replace(d, inside=False) if id(d) in cut else d for d in dets], aspect
 
 
-def _border_margins(quad: np.ndarray, img_w: int, img_h: int) -> np.ndarray:
+def border_margins(quad: np.ndarray, img_w: int, img_h: int) -> np.ndarray:
     """Pixels between an outline and the picture's left, top, right and bottom borders."""
     return np.array([quad[:, 0].min(), quad[:, 1].min(), img_w - 1 - quad[:, 0].max(), img_h - 1 - quad[:, 1].max()])
 
 
 def within_picture(quad: np.ndarray, width: float, img_w: int, img_h: int) -> bool:
     """An outline lies within the picture (up to `BORDER_SLACK` of the card's width past its border)."""
-    return bool(_border_margins(quad, img_w, img_h).min() > -BORDER_SLACK * width)
+    return bool(border_margins(quad, img_w, img_h).min() > -BORDER_SLACK * width)
 
 
 def _model_info(path: Path) -> dict:

@@ -163,10 +163,10 @@ def with_cut_index(p: np.ndarray, share: float = CUT_SHARE) -> np.ndarray:
     """Per-value probabilities (columns 1..nv, any leading axes in rows) of a strip whose index
     may be cut: each number takes at least `share` of the probability of each digit that is all
     that may show of it (`cut_readings`); the rest as it was. Not renormalised."""
-    q = np.array(p, np.float64, copy=True)
-    nv = q.shape[-1]
-    for t, shown in cut_readings(nv):
-        q[..., t - 1] = np.maximum(q[..., t - 1], share * np.asarray(p)[..., shown - 1])
+    p = np.asarray(p, np.float64)
+    q = p.copy()
+    for t, shown in cut_readings(q.shape[-1]):
+        q[..., t - 1] = np.maximum(q[..., t - 1], share * p[..., shown - 1])
     return q
 
 

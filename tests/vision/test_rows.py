@@ -57,6 +57,27 @@ def _onehot(nv, v, p=0.98):
     return e
 
 
+def _quad(x: float) -> np.ndarray:
+    """The outline of an upright card of a row along y = 200, centred at x."""
+    return np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
+
+
+def _strip(x: float, probs: dict[str, float], hidden: bool = True):
+    """A red card of such a row as the recogniser holds it, reading `probs` (class: probability)."""
+    from vision.classify import CARD_CLASSES
+    from vision.detect import Detection
+    from vision.pipeline import _Card
+
+    det = Detection(quad=_quad(x), centre=(x, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
+                    visible={"centre": 0.0 if hidden else 1.0, "index0": 1.0, "index2": 0.0})
+    c = _Card(det)
+    joint = np.full((len(CARD_CLASSES), 2), 1e-6)
+    for label, p in probs.items():
+        joint[CARD_CLASSES.index(label), 0] = p
+    c.joint, c.card_prob, c.colour, c.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
+    return c
+
+
 @pytest.mark.parametrize("order", [1, -1])
 def test_a_card_between_a_15_and_a_17_is_likely_the_16_either_way_the_row_runs(order):
     nv = 20
@@ -100,23 +121,11 @@ def test_rows_in_the_recogniser_read_a_torn_card_as_its_place_calls_for():
     one colour reads 16; without rows (`row_break` 1) it stays a 6. The 11 nimmt! deck has no
     rows: there it stays a 6 too."""
     from vision.classify import CARD_CLASSES
-    from vision.detect import Detection
-    from vision.pipeline import Recognizer, RecognizerConfig, _Card
-
-    def card(x, probs):
-        q = np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
-        det = Detection(quad=q, centre=(x, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
-                        visible={"centre": 0.0, "index0": 1.0, "index2": 0.0})
-        c = _Card(det)
-        joint = np.full((len(CARD_CLASSES), 2), 1e-6)
-        for label, p in probs.items():
-            joint[CARD_CLASSES.index(label), 0] = p
-        c.joint, c.card_prob, c.colour, c.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
-        return c
+    from vision.pipeline import Recognizer, RecognizerConfig
 
     def middle(game, brk):
         rec = Recognizer(game, RecognizerConfig(row_break=brk))
-        cards = [card(100, {"15": 0.98}), card(120, {"6": 0.6, "16": 0.4}), card(140, {"17": 0.98})]
+        cards = [_strip(100, {"15": 0.98}), _strip(120, {"6": 0.6, "16": 0.4}), _strip(140, {"17": 0.98})]
         rec._rows(None, cards)
         return CARD_CLASSES[int(cards[1].joint.sum(axis=1).argmax())]
 
@@ -154,22 +163,6 @@ def test_a_row_of_cut_strips_above_a_whole_14_reads_its_tens():
     assert [int(np.argmax(m[i] * low[i])) + 1 for i in range(4)] == [1, 2, 3, 4]
 
 
-def _strip(x: float, probs: dict[str, float], hidden: bool = True):
-    from vision.classify import CARD_CLASSES
-    from vision.detect import Detection
-    from vision.pipeline import _Card
-
-    q = np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
-    det = Detection(quad=q, centre=(x, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
-                    visible={"centre": 0.0 if hidden else 1.0, "index0": 1.0, "index2": 0.0})
-    c = _Card(det)
-    joint = np.full((len(CARD_CLASSES), 2), 1e-6)
-    for label, p in probs.items():
-        joint[CARD_CLASSES.index(label), 0] = p
-    c.joint, c.card_prob, c.colour, c.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
-    return c
-
-
 @pytest.mark.parametrize("cut_share", [0.3, 0.0])
 def test_in_the_recogniser_strips_showing_one_digit_take_their_rows_tens(cut_share):
     """Elfer raus!: a whole 14, then strips read surely 15, 6, 7, 8, 9, 20 (the tens of four under
@@ -195,26 +188,17 @@ def test_cards_kept_from_an_earlier_picture_are_row_neighbours():
     """A region read again (the service reads only where the table changed): the torn card's
     row neighbours are readings kept from the picture before, and still say it is the 16."""
     from vision.classify import CARD_CLASSES
-    from vision.detect import Detection
-    from vision.pipeline import Recognizer, _Card
+    from vision.pipeline import Recognizer
     from vision.types import CardReading
 
-    def quad(x):
-        return np.array([[x - W / 2, 155], [x + W / 2, 155], [x + W / 2, 245], [x - W / 2, 245]], float)
-
-    det = Detection(quad=quad(120), centre=(120, 200.0), angle=90.0, size=(W, H), face=1.0, pixels=100,
-                    visible={"centre": 0.0, "index0": 1.0, "index2": 0.0})
-    torn = _Card(det)
-    joint = np.full((len(CARD_CLASSES), 2), 1e-6)
-    joint[CARD_CLASSES.index("6"), 0], joint[CARD_CLASSES.index("16"), 0] = 0.6, 0.4
-    torn.joint, torn.card_prob, torn.colour, torn.colour_conf = joint / joint.sum(), 0.99, "red", 1.0
-    kept = [CardReading("number", v, "red", tuple(map(tuple, quad(x))), 0.97, occluded=True)
+    torn = _strip(120, {"6": 0.6, "16": 0.4})
+    kept = [CardReading("number", v, "red", tuple(map(tuple, _quad(x))), 0.97, occluded=True)
             for v, x in ((15, 100), (17, 140))]
     rec = Recognizer("elfer-raus")
     cards = [torn]
     rec._rows(None, cards, kept)
     assert len(cards) == 1 and CARD_CLASSES[int(torn.joint.sum(axis=1).argmax())] == "16"
-    alone = _Card(det, joint=joint / joint.sum(), card_prob=0.99, colour="red", colour_conf=1.0)
+    alone = _strip(120, {"6": 0.6, "16": 0.4})
     rec._rows(None, [alone])
     assert CARD_CLASSES[int(alone.joint.sum(axis=1).argmax())] == "6"
 

@@ -175,8 +175,8 @@ def main(argv=None) -> None:
         cache = list(pool.imap(_cache, [(f, i, a.kind) for i, f in enumerate(files)], chunksize=8))
     print(f"cached {len(cache)} scenes in {time.time() - t0:.0f} s", flush=True)
     model = DieNet(tuple(int(v) for v in a.widths.split(",")), tuple(int(v) for v in a.dilations.split(",")))
-    if a.init and a.init.endswith(".onnx"):
-        # the export folded the norms into the convolutions: they stay frozen (see load_folded)
+    folded = bool(a.init and a.init.endswith(".onnx"))  # an export: its norms folded, kept frozen (load_folded)
+    if folded:
         model = load_folded(model, a.init, "head")
     elif a.init:
         model.load_state_dict(torch.load(a.init))
@@ -185,7 +185,7 @@ def main(argv=None) -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.steps, pct_start=0.1)
     model.train()
-    if a.init and a.init.endswith(".onnx"):
+    if folded:
         freeze_norms(model)
     run = 0.0
     for step in range(1, a.steps + 1):
