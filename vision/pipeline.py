@@ -591,19 +591,52 @@ def _split_row_colour(members: list[_Card], taken: set[str | None]) -> str | Non
     return free[0] if len(free) == 1 else None
 
 
+FREE_SHARE = 0.4  # share of a row's colour votes the one colour no other row has must have
+FREE_OVER = 2.0  # and how many times the next such colour's votes
+RUN_STEPS = 0.6  # share of neighbours in such a row whose numbers read one apart
+
+
+def _free_row_colour(members: list[_Card], taken: set[str | None], numbers: list[int | None]) -> str | None:
+    """The colour of a row whose cards' colours spread (none has `ROW_SAME` of the votes) when
+    one colour no other row has stands out among them: a "kids" card's blotches of every suit
+    behind a narrow strip name it any colour, but its own ink still leads the free colours.
+    None for a fanned hand (its colours spread evenly) or a row of too few cards."""
+    if len(members) < SPLIT_ROW_CARDS:
+        return None
+    steps = [a is not None and b is not None and abs(a - b) == 1
+             for a, b in zip(numbers[:-1], numbers[1:], strict=True)]
+    if sum(steps) < RUN_STEPS * len(steps):
+        return None  # not a run of numbers: a hand fanned out to be counted
+    votes = _colour_votes(members)
+    free = sorted((v, k) for k, v in votes.items() if k not in taken)
+    if not free:
+        return None
+    best, name = free[-1]
+    second = free[-2][0] if len(free) > 1 else 0.0
+    return name if best >= FREE_SHARE * sum(votes.values()) and best >= FREE_OVER * second else None
+
+
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """Whether two rows' number spans (least, greatest) share a number."""
+    return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
+
+
 def _vote_sureness(share: float, votes: float) -> float:
     """How surely a row's colour vote names a card: its share, discounted under three votes."""
     return share * min(1.0, votes / 3.0)
 
 
-def _row_colours(members: list[_Card]) -> None:
+def _row_colours(members: list[_Card], elsewhere: set[str | None] = frozenset()) -> None:
     """A row is one colour: a card named another colour than its row's, not surely, is named
-    the row's (a narrow strip of a card shows little stock and less ink)."""
+    the row's (a narrow strip of a card shows little stock and less ink). `elsewhere`: the
+    colours of the table's other rows; a card named one of those needs only `ROW_SAME` of its
+    row's other votes against it (each colour lays one row)."""
     for c in members:
         if c.colour is None or c.colour_conf >= COLOUR_SURE:
             continue
         name, share, votes = _row_colour([m for m in members if m is not c])
-        if name is not None and name != c.colour and share >= ROW_COLOUR_SHARE and votes >= ROW_COLOUR_VOTES:
+        need = ROW_SAME if c.colour in elsewhere else ROW_COLOUR_SHARE
+        if name is not None and name != c.colour and share >= need and votes >= ROW_COLOUR_VOTES:
             c.colour, c.colour_conf = name, max(c.colour_conf, _vote_sureness(share, votes))
 
 
@@ -1259,8 +1292,13 @@ class Recognizer:
         for _row, members in rows:
             for c in members:
                 c.joint = posteriors[id(c)]
-            if self.coloured:
-                _row_colours(members)
+        if self.coloured:
+            # Another row's colour, where that row holds some of this one's numbers (one colour's
+            # row laid in two pieces holds each number once).
+            named = [(_row_colour(m)[0], self._span(m)) for _row, m in rows]
+            for k, (_row, members) in enumerate(rows):
+                _row_colours(members, {x for j, (x, sp) in enumerate(named)
+                                       if j != k and x != named[k][0] and _overlap(sp, named[k][1])})
         if ctx is not None:
             ctx.rows = rows
 
@@ -1497,22 +1535,41 @@ class Recognizer:
         """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:
         a hand laid out in a fan to be counted lies like a row but holds any colours."""
         out, mixed, taken = [], [], set()
+        spans: list[tuple[str | None, tuple[int, int] | None]] = []  # each row's colour and numbers
         for row in find_rows(_outlines(live)):
             members = [live[i] for i in row.members]
             colour, share, _votes = _row_colour(members) if self.coloured else (None, 1.0, 0.0)
             if share >= ROW_SAME:
                 out.append((row, members))
                 taken.add(colour)
+                spans.append((colour, self._span(members)))
             else:
                 mixed.append((row, members))
+        mixed.sort(key=lambda rm: -sum(_colour_votes(rm[1]).values()))
         for row, members in mixed:
             colour = _split_row_colour(members, taken)
+            if colour is None:
+                # A colour is another row's only when that row's numbers overlap these: one
+                # colour's row laid in two pieces (1..6 and 11..19) holds each number once.
+                mine = self._span(members)
+                other = {x for x, sp in spans if _overlap(sp, mine)}
+                colour = _free_row_colour(members, other, self._numbers(members))
             if colour is not None:
                 for c in members:
                     c.colour = colour
                 taken.add(colour)
+                spans.append((colour, self._span(members)))
                 out.append((row, members))
         return out
+
+    def _numbers(self, members: list[_Card]) -> list[int | None]:
+        """The number each card reads, None for another card or none read yet."""
+        return [None if c.joint is None else self._number(c.joint) for c in members]
+
+    def _span(self, members: list[_Card]) -> tuple[int, int] | None:
+        """The least and greatest number a row's cards read, None if none reads a number."""
+        vs = [v for v in self._numbers(members) if v is not None]
+        return (min(vs), max(vs)) if vs else None
 
     def _row_posteriors(self, rows: list[tuple[Row, list[_Card]]], nv: int) -> dict[int, np.ndarray]:
         """The joint reading of every card of the rows (by id) once its row's evidence is taken in."""

@@ -655,6 +655,61 @@ def test_a_row_split_between_two_colours_takes_the_one_no_other_row_has(recogniz
     assert pl._split_row_colour(again[:3], {"yellow"}) is None  # too few cards to say
 
 
+def _row_card(x: float, y: float, colour: str, value: int, conf: float = 0.7):
+    import vision.pipeline as pl
+    from vision.classify import CARD_CLASSES
+    from vision.detect import Detection
+
+    q = np.array([[x - 30, y - 45], [x + 30, y - 45], [x + 30, y + 45], [x - 30, y + 45]])
+    det = Detection(quad=q, centre=(x, y), angle=90.0, size=(60.0, 90.0), face=1.0, pixels=100)
+    joint = np.zeros((len(CARD_CLASSES), 2))
+    joint[CARD_CLASSES.index(str(value)), 0] = 1.0
+    return pl._Card(det, joint=joint, colour=colour, colour_conf=conf)
+
+
+def test_a_row_of_spread_colours_takes_the_free_colour_that_leads_it(recognizers):
+    """A "kids" card's blotches of every suit name narrow strips any colour: a row of a run of
+    numbers whose votes spread (red 4, blue 2, green 2) beside a blue and a green row is the
+    red row; the same colours on a fanned hand (numbers not one apart) make no row; and a row
+    whose leading colour is not clear of the other free colours stays no row."""
+    xs = [100.0 + 65.0 * k for k in range(8)]
+    blue = [_row_card(x, 200, "blue", k + 1, 0.9) for k, x in enumerate(xs)]
+    green = [_row_card(x, 400, "green", k + 1, 0.9) for k, x in enumerate(xs)]
+    spread = ("red", "blue", "red", "green", "red", "blue", "red", "green")
+    run = [_row_card(x, 600, c, k + 1) for k, (x, c) in enumerate(zip(xs, spread, strict=True))]
+    fan = [_row_card(x, 800, c, v) for x, c, v in zip(xs, spread, (3, 9, 1, 14, 6, 12, 2, 18), strict=True)]
+    rows = recognizers["elfer-raus"]._game_rows(blue + green + run + fan)
+    assert sorted(len(m) for _r, m in rows) == [8, 8, 8]
+    assert {c.colour for c in run} == {"red"}
+    assert [c.colour for c in fan] == list(spread)
+    unclear = [_row_card(x, 600, c, k + 1) for k, (x, c) in
+               enumerate(zip(xs, ("red", "yellow", "red", "yellow", "red", "yellow", "red", "blue"), strict=True))]
+    rows = recognizers["elfer-raus"]._game_rows(blue + green + unclear)
+    assert sorted(len(m) for _r, m in rows) == [8, 8]  # red 4 against yellow 3: not twice as many
+
+
+def test_a_card_named_another_rows_colour_takes_its_rows_when_their_numbers_meet(recognizers):
+    """Each number of a colour lies once: a card of a row 11..18 named red, the colour of a row
+    holding 11..18 too, is named its own row's colour on a smaller majority of its row's votes
+    (5 of 7) than a card named a colour no such row has needs (red 1..6 may be the same colour's
+    row laid in two pieces)."""
+    import vision.pipeline as pl
+
+    def yellow_row(y: float) -> list:
+        names = ("yellow", "red", "yellow", "yellow", "red", "yellow", "yellow", "red")
+        return [_row_card(100.0 + 65.0 * k, y, c, 11 + k) for k, c in enumerate(names)]
+
+    high = [_row_card(100.0 + 65.0 * k, 200, "red", 11 + k, 0.9) for k in range(8)]
+    low = [_row_card(100.0 + 65.0 * k, 200, "red", 1 + k, 0.9) for k in range(6)]
+    for other, becomes in ((high, {"yellow"}), (low, {"yellow", "red"})):
+        row = yellow_row(400)
+        rec = recognizers["elfer-raus"]
+        named = [(pl._row_colour(m)[0], rec._span(m)) for m in (other, row)]
+        assert pl._overlap(named[0][1], named[1][1]) == (other is high)
+        pl._row_colours(row, {named[0][0]} if pl._overlap(named[0][1], named[1][1]) else set())
+        assert {c.colour for c in row} == becomes
+
+
 def test_rows_are_read_once(recognizers):
     for game, seed in (("elfer-raus", 1), ("elevens", 2), ("11-nimmt", 3)):
         image, _truth = _shot(game, "plain", seed)
