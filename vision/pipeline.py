@@ -51,10 +51,12 @@ from .rows import (
     CUT_SHARE,
     Outline,
     Row,
+    assign_colours,
     edge_pitch,
     empty_places,
     find_rows,
     lattice_pitches,
+    one_line,
     row_evidence,
     with_cut_index,
 )
@@ -626,17 +628,22 @@ def _vote_sureness(share: float, votes: float) -> float:
     return share * min(1.0, votes / 3.0)
 
 
-def _row_colours(members: list[_Card], elsewhere: set[str | None] = frozenset()) -> None:
+def _row_colours(members: list[_Card], elsewhere: set[str | None] = frozenset(), line: str | None = None) -> None:
     """A row is one colour: a card named another colour than its row's, not surely, is named
-    the row's (a narrow strip of a card shows little stock and less ink). `elsewhere`: the
-    colours of the table's other rows; a card named one of those needs only `ROW_SAME` of its
-    row's other votes against it (each colour lays one row)."""
+    the row's (a narrow strip of a card shows little stock and less ink). `line`: the colour
+    the table's rows give this row's line (`assign_colours`), `elsewhere`: those of the other
+    lines; a card named one of those is named `line` (each colour lays one row)."""
     for c in members:
         if c.colour is None or c.colour_conf >= COLOUR_SURE:
             continue
-        name, share, votes = _row_colour([m for m in members if m is not c])
-        need = ROW_SAME if c.colour in elsewhere else ROW_COLOUR_SHARE
-        if name is not None and name != c.colour and share >= need and votes >= ROW_COLOUR_VOTES:
+        others = [m for m in members if m is not c]
+        if line is not None and c.colour in elsewhere and c.colour != line:
+            votes = _colour_votes(others)
+            share = votes.get(line, 0.0) / max(1e-9, sum(votes.values()))
+            c.colour, c.colour_conf = line, max(0.05, _vote_sureness(share, sum(votes.values())))
+            continue
+        name, share, votes = _row_colour(others)
+        if name is not None and name != c.colour and share >= ROW_COLOUR_SHARE and votes >= ROW_COLOUR_VOTES:
             c.colour, c.colour_conf = name, max(c.colour_conf, _vote_sureness(share, votes))
 
 
@@ -1293,12 +1300,10 @@ class Recognizer:
             for c in members:
                 c.joint = posteriors[id(c)]
         if self.coloured:
-            # Another row's colour, where that row holds some of this one's numbers (one colour's
-            # row laid in two pieces holds each number once).
-            named = [(_row_colour(m)[0], self._span(m)) for _row, m in rows]
+            line_of, colours = self._line_colours(rows)
             for k, (_row, members) in enumerate(rows):
-                _row_colours(members, {x for j, (x, sp) in enumerate(named)
-                                       if j != k and x != named[k][0] and _overlap(sp, named[k][1])})
+                mine = colours[line_of[k]]
+                _row_colours(members, {x for x in colours if x is not None and x != mine}, mine)
         if ctx is not None:
             ctx.rows = rows
 
@@ -1561,6 +1566,25 @@ class Recognizer:
                 spans.append((colour, self._span(members)))
                 out.append((row, members))
         return out
+
+    def _line_colours(self, rows: list[tuple[Row, list[_Card]]]) -> tuple[list[int], list[str | None]]:
+        """The line of each row (by index: rows along one line whose numbers do not meet are
+        pieces of one row, 1..6 and 11..19) and each line's colour, one line a colour
+        (`assign_colours`, on the colour votes of its cards)."""
+        spans = [self._span(m) for _r, m in rows]
+        outlines = [_outlines(m) for _r, m in rows]
+        line_of = list(range(len(rows)))
+        for k in range(len(rows)):
+            for j in range(k):
+                piece = [i for i in range(k) if line_of[i] == j]
+                if line_of[j] == j and all(not _overlap(spans[i], spans[k]) and one_line(outlines[i], outlines[k])
+                                           for i in piece):
+                    line_of[k] = j
+                    break
+        lines = sorted(set(line_of))
+        votes = [_colour_votes([c for k, (_r, m) in enumerate(rows) if line_of[k] == li for c in m]) for li in lines]
+        named = dict(zip(lines, assign_colours(votes), strict=True))
+        return [lines.index(li) for li in line_of], [named[li] for li in lines]
 
     def _numbers(self, members: list[_Card]) -> list[int | None]:
         """The number each card reads, None for another card or none read yet."""

@@ -15,6 +15,7 @@ value its row makes likely. Pure logic: outlines in, per-card evidence out.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -81,6 +82,23 @@ def find_rows(outlines: list[Outline]) -> list[Row]:
     for i in range(n):
         groups.setdefault(root(i), []).append(i)
     return [_ordered(outlines, g) for g in groups.values() if len(g) >= 2]
+
+
+LINE_OFFSET = 0.5  # card heights: largest sideways distance between two pieces of one line of cards
+
+
+def one_line(a: list[Outline], b: list[Outline]) -> bool:
+    """Whether two rows lie along one line (two pieces of one row, with a gap between): alike
+    in direction, each one's middle on the other's line."""
+    ends = []
+    for r in (a, b):
+        z = np.exp(2j * np.radians([o.angle for o in r])).mean()
+        ends.append((math.degrees(float(np.angle(z))) / 2.0, np.mean([o.centre for o in r], axis=0),
+                     float(np.median([o.height for o in r]))))
+    (ta, ca, ha), (tb, cb, hb) = ends
+    if abs((ta - tb + 90.0) % 180.0 - 90.0) > ROW_ANGLE:
+        return False
+    return all(abs(float(np.dot(cb - ca, _axes(t)[1]))) < LINE_OFFSET * 0.5 * (ha + hb) for t in (ta, tb))
 
 
 def _axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
@@ -327,3 +345,30 @@ def edge_pitch(profile: np.ndarray, start: float, reach: float, width: float) ->
     first = int(np.flatnonzero(good)[0])
     end = first + int(np.argmin(good[first:])) if not good[first:].all() else len(good)
     return float(pitches[first + int(score[first:end].argmax())])  # the top of the first good span
+
+
+ASSIGN_LINES = 8
+
+
+def assign_colours(votes: list[dict[str, float]]) -> list[str | None]:
+    """One colour for each line of rows, no colour for two lines (each colour lays one row):
+    the assignment whose lines' votes for their colours weigh most (a line without a vote for
+    any colour left gets None). A line named yellow by 2.0 of its votes and green by 1.4 is
+    green when the only other line is yellow's by 1.4 alone: 2.8 against 2.0."""
+    colours = sorted({k for v in votes for k, w in v.items() if w > 0})
+    # Each colour to one line or none (-1): (lines + 1) ** colours choices, four colours at
+    # most; of a table of many rows (fanned hands), the ASSIGN_LINES that weigh most.
+    ranked = sorted(range(len(votes)), key=lambda j: -sum(votes[j].values()))[:ASSIGN_LINES]
+    best: tuple[float, tuple[int, ...]] = (0.0, ())
+    for pick in itertools.product([-1, *ranked], repeat=len(colours)):
+        lines = [j for j in pick if j >= 0]
+        if len(set(lines)) < len(lines):
+            continue
+        total = sum(votes[j].get(c, 0.0) for c, j in zip(colours, pick, strict=True) if j >= 0)
+        if total > best[0] + 1e-12:
+            best = (total, pick)
+    out: list[str | None] = [None] * len(votes)
+    for c, j in zip(colours, best[1], strict=True):
+        if j >= 0 and votes[j].get(c, 0.0) > 0:
+            out[j] = c
+    return out

@@ -688,26 +688,44 @@ def test_a_row_of_spread_colours_takes_the_free_colour_that_leads_it(recognizers
     assert sorted(len(m) for _r, m in rows) == [8, 8]  # red 4 against yellow 3: not twice as many
 
 
-def test_a_card_named_another_rows_colour_takes_its_rows_when_their_numbers_meet(recognizers):
-    """Each number of a colour lies once: a card of a row 11..18 named red, the colour of a row
-    holding 11..18 too, is named its own row's colour on a smaller majority of its row's votes
-    (5 of 7) than a card named a colour no such row has needs (red 1..6 may be the same colour's
-    row laid in two pieces)."""
+def test_each_line_of_rows_is_one_colour_and_a_card_named_another_lines_takes_its_own(recognizers):
+    """Each colour lays one row: rows lying along one line whose numbers do not meet are its
+    pieces (red 1..6 and 11..18), rows on other lines are other colours'. A card named the
+    colour another line has is named its own line's; one named a colour no line has keeps it
+    unless its row's other votes name the row's colour surely (`ROW_COLOUR_SHARE`)."""
     import vision.pipeline as pl
+    from vision.rows import Row
 
-    def yellow_row(y: float) -> list:
-        names = ("yellow", "red", "yellow", "yellow", "red", "yellow", "yellow", "red")
-        return [_row_card(100.0 + 65.0 * k, y, c, 11 + k) for k, c in enumerate(names)]
+    rec = recognizers["elfer-raus"]
+    names = ("yellow", "red", "yellow", "yellow", "red", "yellow", "yellow", "red")
 
-    high = [_row_card(100.0 + 65.0 * k, 200, "red", 11 + k, 0.9) for k in range(8)]
-    low = [_row_card(100.0 + 65.0 * k, 200, "red", 1 + k, 0.9) for k in range(6)]
-    for other, becomes in ((high, {"yellow"}), (low, {"yellow", "red"})):
-        row = yellow_row(400)
-        rec = recognizers["elfer-raus"]
-        named = [(pl._row_colour(m)[0], rec._span(m)) for m in (other, row)]
-        assert pl._overlap(named[0][1], named[1][1]) == (other is high)
-        pl._row_colours(row, {named[0][0]} if pl._overlap(named[0][1], named[1][1]) else set())
-        assert {c.colour for c in row} == becomes
+    def rows(*groups):
+        return [(Row(tuple(range(len(g))), (1.0,) * (len(g) - 1)), g) for g in groups]
+
+    def colour(rows_):
+        line_of, colours = rec._line_colours(rows_)
+        for k, (_r, members) in enumerate(rows_):
+            mine = colours[line_of[k]]
+            pl._row_colours(members, {x for x in colours if x is not None and x != mine}, mine)
+        return line_of, colours
+
+    # Two rows holding 11..18, one named red surely: the other is yellow, its "red" cards too.
+    red = [_row_card(100.0 + 65.0 * k, 200, "red", 11 + k, 0.9) for k in range(8)]
+    mixed = [_row_card(100.0 + 65.0 * k, 400, c, 11 + k) for k, c in enumerate(names)]
+    assert colour(rows(red, mixed)) == ([0, 1], ["red", "yellow"])
+    assert {c.colour for c in mixed} == {"yellow"} and {c.colour for c in red} == {"red"}
+    # Red 1..6 on the same line as that row: one row in two pieces, red; its cards named
+    # yellow (a colour no line has) keep it, 5 of 7 votes against them not being enough.
+    low = [_row_card(100.0 + 65.0 * k, 400, "red", 1 + k, 0.9) for k in range(6)]
+    mixed = [_row_card(800.0 + 65.0 * k, 400, c, 11 + k) for k, c in enumerate(names)]
+    assert colour(rows(low, mixed)) == ([0, 0], ["red"])
+    assert {c.colour for c in mixed} == {"yellow", "red"}
+    # A green row 7..11 whose strips read yellow more than green, below the yellow row 1..4.
+    yellow = [_row_card(100.0 + 65.0 * k, 200, "yellow", 1 + k) for k in range(4)]
+    green = [_row_card(100.0 + 65.0 * k, 400, c, 7 + k) for k, c in
+             enumerate(("yellow", "green", "green", "yellow", "yellow"))]
+    assert colour(rows(yellow, green))[1] == ["yellow", "green"]
+    assert {c.colour for c in green} == {"green"} and {c.colour for c in yellow} == {"yellow"}
 
 
 def test_rows_are_read_once(recognizers):

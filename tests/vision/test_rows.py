@@ -9,11 +9,13 @@ import pytest
 
 from vision.rows import (
     Outline,
+    assign_colours,
     cut_readings,
     edge_pitch,
     empty_places,
     find_rows,
     lattice_pitches,
+    one_line,
     row_evidence,
     with_cut_index,
 )
@@ -399,3 +401,24 @@ def test_edge_pitch_gives_none_without_edges_or_room_for_two_places():
     assert edge_pitch(rng.uniform(0.0, 4.0, 600), width / 2, reach=300.0, width=width) is None  # noise only
     profile = _strip_edges(width, 20.0, 1, rng)
     assert edge_pitch(profile, width / 2, reach=20.0, width=width) is None  # no two places of any row's pitch
+
+
+def test_two_pieces_of_a_row_lie_along_one_line_and_parallel_rows_do_not():
+    left, right = _row([100, 160, 220]), _row([700, 760], y=200 + 0.2 * H)
+    assert one_line(left, right) and one_line(right, left)
+    assert not one_line(left, _row([700, 760], y=200 + 1.1 * H))  # the next row down
+    assert not one_line(left, _row([700, 760], angle=60.0))  # lying another way
+    turned = [Outline((100 + 60 * k * math.cos(math.radians(30)), 200 + 60 * k * math.sin(math.radians(30))),
+                      120.0, W, H) for k in (0, 1, 2, 8, 9)]
+    assert one_line(turned[:3], turned[3:])
+
+
+def test_each_line_of_rows_takes_one_colour_the_one_that_weighs_most_overall():
+    # A green line whose strips read yellow more than green, beside the yellow line: 2.8 to 2.0.
+    assert assign_colours([{"yellow": 2.0, "green": 1.4}, {"yellow": 1.4}]) == ["green", "yellow"]
+    assert assign_colours([{"red": 3.0}, {"red": 1.0}]) == ["red", None]  # nothing left for the second
+    four = [{"red": 2.0, "blue": 0.5}, {"blue": 2.0}, {"green": 1.0, "yellow": 0.9}, {"yellow": 1.0}]
+    assert assign_colours(four) == ["red", "blue", "green", "yellow"]
+    assert assign_colours([]) == [] and assign_colours([{}]) == [None]
+    many = [{"red": 0.1 * (k + 1), "blue": 0.05} for k in range(20)]  # the surest of many lines
+    assert assign_colours(many)[19] == "red" and assign_colours(many)[18] == "blue"
