@@ -1540,14 +1540,14 @@ class Recognizer:
         """Rows of cards (`vision.rows.find_rows`) that are one colour's, as a game's rows are:
         a hand laid out in a fan to be counted lies like a row but holds any colours."""
         out, mixed, taken = [], [], set()
-        spans: list[tuple[str | None, tuple[int, int] | None]] = []  # each row's colour and numbers
+        named: list[tuple[str | None, list[_Card]]] = []  # each row's colour and cards
         for row in find_rows(_outlines(live)):
             members = [live[i] for i in row.members]
             colour, share, _votes = _row_colour(members) if self.coloured else (None, 1.0, 0.0)
             if share >= ROW_SAME:
                 out.append((row, members))
                 taken.add(colour)
-                spans.append((colour, self._span(members)))
+                named.append((colour, members))
             else:
                 mixed.append((row, members))
         mixed.sort(key=lambda rm: -sum(_colour_votes(rm[1]).values()))
@@ -1557,13 +1557,13 @@ class Recognizer:
                 # A colour is another row's only when that row's numbers overlap these: one
                 # colour's row laid in two pieces (1..6 and 11..19) holds each number once.
                 mine = self._span(members)
-                other = {x for x, sp in spans if _overlap(sp, mine)}
+                other = {x for x, m in named if _overlap(self._span(m), mine)}
                 colour = _free_row_colour(members, other, self._numbers(members))
             if colour is not None:
                 for c in members:
                     c.colour = colour
                 taken.add(colour)
-                spans.append((colour, self._span(members)))
+                named.append((colour, members))
                 out.append((row, members))
         return out
 
@@ -1575,10 +1575,9 @@ class Recognizer:
         outlines = [_outlines(m) for _r, m in rows]
         line_of = list(range(len(rows)))
         for k in range(len(rows)):
-            for j in range(k):
-                piece = [i for i in range(k) if line_of[i] == j]
-                if line_of[j] == j and all(not _overlap(spans[i], spans[k]) and one_line(outlines[i], outlines[k])
-                                           for i in piece):
+            for j in sorted(set(line_of[:k])):  # the lines so far, each by its first row
+                if all(not _overlap(spans[i], spans[k]) and one_line(outlines[i], outlines[k])
+                       for i in range(k) if line_of[i] == j):
                     line_of[k] = j
                     break
         lines = sorted(set(line_of))

@@ -90,15 +90,17 @@ LINE_OFFSET = 0.5  # card heights: largest sideways distance between two pieces 
 def one_line(a: list[Outline], b: list[Outline]) -> bool:
     """Whether two rows lie along one line (two pieces of one row, with a gap between): alike
     in direction, each one's middle on the other's line."""
-    ends = []
-    for r in (a, b):
-        z = np.exp(2j * np.radians([o.angle for o in r])).mean()
-        ends.append((math.degrees(float(np.angle(z))) / 2.0, np.mean([o.centre for o in r], axis=0),
-                     float(np.median([o.height for o in r]))))
-    (ta, ca, ha), (tb, cb, hb) = ends
+    (ta, ca, ha), (tb, cb, hb) = ((_mean_angle(r), np.mean([o.centre for o in r], axis=0),
+                                   float(np.median([o.height for o in r]))) for r in (a, b))
     if abs((ta - tb + 90.0) % 180.0 - 90.0) > ROW_ANGLE:
         return False
     return all(abs(float(np.dot(cb - ca, _axes(t)[1]))) < LINE_OFFSET * 0.5 * (ha + hb) for t in (ta, tb))
+
+
+def _mean_angle(outlines: list[Outline]) -> float:
+    """The mean direction (degrees, modulo 180) of outlines' long sides."""
+    z = np.exp(2j * np.radians([o.angle for o in outlines])).mean()
+    return math.degrees(float(np.angle(z))) / 2.0
 
 
 def _axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
@@ -127,8 +129,7 @@ def _neighbours(outlines: list[Outline]) -> np.ndarray:
 
 def _ordered(outlines: list[Outline], group: list[int]) -> Row:
     """A group's cards in order along its mean direction, and the places between neighbours."""
-    z = np.exp(2j * np.radians([outlines[i].angle for i in group])).mean()
-    u, _v = _axes(math.degrees(float(np.angle(z))) / 2.0)
+    u, _v = _axes(_mean_angle([outlines[i] for i in group]))
     t = np.array([np.dot(outlines[i].centre, u) for i in group])
     order = np.argsort(t)
     members = tuple(group[k] for k in order)
