@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -761,15 +761,20 @@ INDEX_GRID = (12, 18)  # cells across and down a card found by its index: what o
 
 
 def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect: float,
-                   face_threshold: float = 0.5) -> list[Detection]:
+                   face_threshold: float = 0.5, explained: Sequence[np.ndarray] = ()) -> list[Detection]:
     """Outlines from a network whose face map is the cards' corner indices (`cardindex.onnx`,
     `train_det --faces index`): in a loose heap a card may show little more than an index. The
     index pixels vote for their card's centre; each peak is a card of the table's size (`card_w`
     image pixels, `aspect` height / width) lying along the mean direction of its voters. The
     indices in view are those its voters lie on (`_indices_voting`); its colour is named from
-    their cells (`grid`), and where a lone index lies is kept (`index_at`)."""
+    their cells (`grid`), and where a lone index lies is kept (`index_at`). `explained`: convex
+    quads (image pixels) round indices already read; the pixels within them do not vote, so an
+    index shown beside a card's own votes alone for its card."""
     maps = out.maps
     _face, ys, xs, prob, vx, vy = _votes(maps, face_threshold)
+    if len(explained) and len(xs):
+        free = ~_within_any(out_to_full(np.stack([xs, ys], 1), out.scale) + list(out.offset), explained)
+        ys, xs, prob, vx, vy = ys[free], xs[free], prob[free], vx[free], vy[free]
     if len(xs) < 4:
         return []
     s = out.scale
@@ -805,6 +810,18 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
                               grid=_index_grid(out, px, py, quad),
                               index_at=None if at is None else (float(at[0]), float(at[1]))))
     return dets
+
+
+def _within_any(points: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+    """Which of the N×2 `points` lie within any of the convex `quads` (4×2, either winding)."""
+    inside = np.zeros(len(points), bool)
+    for q in quads:
+        q = np.asarray(q, np.float64)
+        edge = np.roll(q, -1, axis=0) - q  # 4×2
+        rel = points[:, None, :] - q[None, :, :]  # N×4×2
+        cross = edge[None, :, 0] * rel[:, :, 1] - edge[None, :, 1] * rel[:, :, 0]
+        inside |= (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+    return inside
 
 
 def _indices_voting(xs: np.ndarray, ys: np.ndarray, c: np.ndarray, u: np.ndarray, v: np.ndarray,

@@ -172,6 +172,8 @@ INDEX_NEW = 0.7
 # index lies where a card read has one (card widths), not when its centre lies near one: in a
 # heap half the cards missed lie within 0.3 widths of a card read, almost squarely under it.
 INDEX_OWN = 0.15
+INDEX_TAKEN = 0.03  # card sides round a read card's index boxes whose pixels are its index's
+INDEX_REST_PIXELS = 30  # face pixels (finder's grid) a card found by the votes left must have
 INDEX_UNDER = 0.9  # how sure such a card must read when its centre lies within HEAP_SAME of a card read
 # Off a loose heap (stacks of count cards lying one way, overlapping rows) the finder runs too; a
 # number card it finds is added only this sure (0.9: train 7000 / 8000 +3 / +6 cards, 2 / 4 false
@@ -482,6 +484,14 @@ def _index_centres(corners) -> list[np.ndarray]:
     m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(corners))
     boxes = [((u0 + u1) / 2, (v0 + v1) / 2) for u0, v0, u1, v1 in INDEX_BOXES.values()]
     return list(cv2.perspectiveTransform(np.float32([boxes]), m)[0].astype(np.float64))
+
+
+def _index_quads(corners, slack: float) -> list[np.ndarray]:
+    """The boxes round a card's two corner indices (image pixels), `slack` card sides wider."""
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(corners))
+    boxes = [[(u0 - slack, v0 - slack), (u1 + slack, v0 - slack), (u1 + slack, v1 + slack), (u0 - slack, v1 + slack)]
+             for u0, v0, u1, v1 in INDEX_BOXES.values()]
+    return list(cv2.perspectiveTransform(np.float32(boxes), m).astype(np.float64))
 
 
 def _rotation(deg: float) -> np.ndarray:
@@ -985,6 +995,27 @@ class Recognizer:
         indices = [x for r in cards for x in _index_centres(r.corners)]
         # Outlines of cards already read are not read (most of them, off a heap).
         dets = [d for d in dets if not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices)]
+        out_cards = self._add_found(ctx, pyramid, dets, cards, taken, read_at, least, centres, indices)
+        if out_cards:
+            # The votes left once the indices of the cards read are taken out: an index shown just
+            # beside a card's own (a card lying almost squarely under it) voted with it for its
+            # centre. Few pixels left there are the fringe of a read card's own index.
+            rest = decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT,
+                                  explained=[q for r in out_cards for q in _index_quads(r.corners, INDEX_TAKEN)])
+            rest = [d for d in rest if d.inside and d.index_at is not None and d.pixels >= INDEX_REST_PIXELS
+                    and (not ctx.regions or _inside_regions(d.centre, ctx.regions))
+                    and not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices)]
+            out_cards = self._add_found(ctx, pyramid, rest, out_cards, taken, read_at, least, centres, indices,
+                                        other_number=True)
+        return out_cards
+
+    def _add_found(self, ctx: ReadContext, pyramid: Pyramid, dets: list[Detection], cards: list[CardReading],
+                   taken: Iterable[tuple], read_at: dict[int, tuple[CardReading, Detection]], least: float,
+                   centres: list[np.ndarray], indices: list[np.ndarray], other_number: bool = False
+                   ) -> list[CardReading]:
+        """`cards` and those the finder's outlines `dets` read (`_add_by_indices`); `centres` and
+        `indices` of the cards so far grow with them. `other_number`: a card whose centre lies
+        within HEAP_SAME of a card of its number is that card's index read again."""
         if not dets:
             return cards
         again = ReadContext(image=ctx.image, pyramid=pyramid, game=ctx.game, recognizer=self,
@@ -1004,6 +1035,9 @@ class Recognizer:
                 continue
             if (_read_already(c, at, width, centres, indices) or r.confidence < (INDEX_UNDER if under else INDEX_NEW)
                     or (unique and key in have)):
+                continue
+            if other_number and any(o.value == r.value and np.linalg.norm(np.mean(o.corners, axis=0) - c)
+                                    < HEAP_SAME * width for o in out_cards):
                 continue
             out_cards.append(r)
             have.add(key)

@@ -538,3 +538,53 @@ def test_a_card_found_by_one_index_reads_that_index_and_names_its_colour_there()
     gv, gu = d.grid.shape
     seen_v, seen_u = np.nonzero(d.grid > 0.6)
     assert len(seen_u) and seen_u.max() < 0.35 * gu and seen_v.max() < 0.3 * gv  # the top-left index's cells only
+
+
+def _index_votes(maps: np.ndarray, c: np.ndarray, cw: float, ch: float, s: float) -> list[np.ndarray]:
+    """Paints the two corner indices of an upright card centred at `c` (output grid) into the
+    index finder's `maps`, each pixel voting for `c`; returns the boxes (image pixels)."""
+    from vision.detect import INDEX_BOXES, OFFSET_SCALE
+
+    ys, xs = np.mgrid[0:maps.shape[1], 0:maps.shape[2]]
+    fu, fv = (xs - c[0]) / cw + 0.5, (ys - c[1]) / ch + 0.5
+    quads = []
+    for u0, v0, u1, v1 in INDEX_BOXES.values():
+        box = (fu >= u0) & (fu <= u1) & (fv >= v0) & (fv <= v1)
+        maps[0][box] = 6.0
+        maps[1][box] = (c[0] - xs[box]) / OFFSET_SCALE
+        maps[2][box] = (c[1] - ys[box]) / OFFSET_SCALE
+        corners = [(c[0] + (u - 0.5) * cw, c[1] + (v - 0.5) * ch) for u, v in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))]
+        quads.append(out_to_full(np.array(corners), s))
+    return quads
+
+
+def test_the_votes_of_indices_read_are_taken_out_and_a_card_almost_under_another_is_found():
+    """A card lying almost squarely under another (its centre an eighth of a card away) shows its
+    indices just beside the top card's: with all the votes, their peaks merge and one card is
+    found; with the top card's index boxes `explained`, the votes left find the card under it."""
+    from vision.detect import NetOutput, decode_indices
+
+    s, card_w, aspect = 0.5, 96.0, 1.5
+    cw, ch = card_w * s / 2.0, card_w * s / 2.0 * aspect
+    maps = np.zeros((7, 100, 100), np.float32)
+    maps[0] = -6.0
+    maps[3] = -1.0  # upright cards
+    under, top = np.array([53.0, 50.0]), np.array([56.0, 50.0])
+    _index_votes(maps, under, cw, ch, s)
+    top_boxes = _index_votes(maps, top, cw, ch, s)  # painted last: the top card's index covers the other's
+    out = NetOutput(maps, s, (0, 0))
+
+    every = decode_indices(out, 400, 400, card_w, aspect)
+    assert len(every) == 1 and np.allclose(every[0].centre, out_to_full(top, s), atol=3.0)
+    rest = decode_indices(out, 400, 400, card_w, aspect, explained=top_boxes)
+    assert len(rest) == 1 and np.allclose(rest[0].centre, out_to_full(under, s), atol=3.0)
+
+
+def test_points_within_convex_quads_of_either_winding():
+    from vision.detect import _within_any
+
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float64)
+    diamond = np.array([[30, 20], [25, 25], [30, 30], [35, 25]], np.float64)  # the other winding
+    pts = np.array([[5, 5], [10, 5], [11, 5], [30, 25], [26, 21], [-1, -1]], np.float64)
+    assert _within_any(pts, [square, diamond]).tolist() == [True, True, False, True, False, False]
+    assert not _within_any(pts, []).any()
