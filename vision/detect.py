@@ -773,7 +773,7 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
     maps = out.maps
     _face, ys, xs, prob, vx, vy = _votes(maps, face_threshold)
     if len(explained) and len(xs):
-        free = ~_within_any(out_to_full(np.stack([xs, ys], 1), out.scale) + list(out.offset), explained)
+        free = _outside(maps.shape[1:], explained, out)[ys, xs]
         ys, xs, prob, vx, vy = ys[free], xs[free], prob[free], vx[free], vy[free]
     if len(xs) < 4:
         return []
@@ -812,16 +812,14 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
     return dets
 
 
-def _within_any(points: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
-    """Which of the N×2 `points` lie within any of the convex `quads` (4×2, either winding)."""
-    inside = np.zeros(len(points), bool)
+def _outside(shape: tuple[int, int], quads: Sequence[np.ndarray], out: NetOutput) -> np.ndarray:
+    """Which cells of the network's output grid lie outside all the convex `quads` (image
+    pixels): filled as polygons on the grid, which costs little however many cards there are."""
+    inside = np.zeros(shape, np.uint8)
     for q in quads:
-        q = np.asarray(q, np.float64)
-        edge = np.roll(q, -1, axis=0) - q  # 4×2
-        rel = points[:, None, :] - q[None, :, :]  # N×4×2
-        cross = edge[None, :, 0] * rel[:, :, 1] - edge[None, :, 1] * rel[:, :, 0]
-        inside |= (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
-    return inside
+        cell = full_to_out(np.asarray(q, np.float64) - list(out.offset), out.scale)
+        cv2.fillConvexPoly(inside, np.round(cell * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
+    return inside == 0
 
 
 def _indices_voting(xs: np.ndarray, ys: np.ndarray, c: np.ndarray, u: np.ndarray, v: np.ndarray,

@@ -580,11 +580,20 @@ def test_the_votes_of_indices_read_are_taken_out_and_a_card_almost_under_another
     assert len(rest) == 1 and np.allclose(rest[0].centre, out_to_full(under, s), atol=3.0)
 
 
-def test_points_within_convex_quads_of_either_winding():
-    from vision.detect import _within_any
+def test_the_grid_cells_outside_quads_of_either_winding_on_a_tiled_output():
+    """`_outside`: which cells of an output grid (a tile at an offset, at scale 0.5) lie outside
+    quads given in image pixels, as the cells' centres carried to the image say."""
+    from vision.detect import NetOutput, _outside
 
-    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float64)
-    diamond = np.array([[30, 20], [25, 25], [30, 30], [35, 25]], np.float64)  # the other winding
-    pts = np.array([[5, 5], [10, 5], [11, 5], [30, 25], [26, 21], [-1, -1]], np.float64)
-    assert _within_any(pts, [square, diamond]).tolist() == [True, True, False, True, False, False]
-    assert not _within_any(pts, []).any()
+    out = NetOutput(np.zeros((7, 40, 60), np.float32), 0.5, (100, 40))
+    square = np.array([[140, 80], [220, 80], [220, 160], [140, 160]], np.float64)
+    diamond = np.array([[300, 100], [260, 140], [300, 180], [340, 140]], np.float64)  # the other winding
+    free = _outside((40, 60), [square, diamond], out)
+    ys, xs = np.mgrid[0:40, 0:60]
+    px, py = out_to_full(xs, 0.5) + 100, out_to_full(ys, 0.5) + 40
+    in_square = (px > 144) & (px < 216) & (py > 84) & (py < 156)
+    in_diamond = np.abs(px - 300) + np.abs(py - 140) < 36
+    far = ((px < 136) | (px > 224) | (py < 76) | (py > 164)) & (np.abs(px - 300) + np.abs(py - 140) > 44)
+    assert not free[in_square].any() and not free[in_diamond].any()
+    assert free[far].all()
+    assert _outside((40, 60), [], out).all()

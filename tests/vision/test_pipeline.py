@@ -1013,23 +1013,24 @@ def test_a_region_of_a_loose_heap_is_read_twice_as_the_whole_heap_was(monkeypatc
 
 
 def test_a_heap_card_whose_index_shows_beside_the_card_over_it_is_found_by_the_votes_left(monkeypatch):
-    """Train-pool elfer-raus-junior table 7000 #167, a round-end heap: a green 9 lies almost
-    squarely under a blue 7, only a sliver of it showing with its corner index just beside the
-    7's. Its index pixels vote with the 7's for one centre; once the indices of the cards read
-    are taken out (`decode_indices(explained=...)`, `INDEX_REST_PIXELS`), the votes left find it."""
+    """Train-pool 11 nimmt! table 8000 #186, a fan of five cards laid out to be counted: the 79
+    lies almost squarely under the 74, a sliver of it showing with its corner index just beside
+    the 74's. Its index pixels vote with the 74's for one centre; once the indices of the cards
+    read are taken out (`decode_indices(explained=...)`, `INDEX_REST_PIXELS`), the votes left
+    find it."""
     import vision.pipeline as pipeline
 
-    image, truth = render(_train_table("elfer-raus-junior", 7000, 167))
-    nine = [t for t in truth["cards"] if (t["value"], t["color"]) == (9, "green")]
-    assert len(nine) == 1 and nine[0]["occluded"]
+    image, truth = render(_train_table("11-nimmt", 8000, 186))
+    hidden = [t for t in truth["cards"] if t["value"] == 79]
+    assert len(hidden) == 1 and hidden[0]["occluded"]
 
     def read() -> list:
-        return Recognizer("elfer-raus-junior").read(image).cards
+        return Recognizer("11-nimmt").read(image).cards
 
     got = read()
     assert _read_at_their_places(got, truth["cards"]) == len(truth["cards"]) == len(got)
     monkeypatch.setattr(pipeline, "INDEX_REST_PIXELS", 10**9)
-    assert _read_at_their_places(read(), nine) == 0
+    assert _read_at_their_places(read(), hidden) == 0
 
 
 def test_a_heap_is_read_again_turned_22_degrees_for_cards_lying_20_degrees_off_square(monkeypatch):
