@@ -479,19 +479,23 @@ def _specials_once(cards: list[CardReading], kept: Iterable[CardReading] = ()) -
     return [r for r in cards if id(r) not in drop]
 
 
+def _on_card(corners, points: list) -> np.ndarray:
+    """`points` (N×2, or groups of them) given in card units (0..1 across and down) in image
+    pixels, on the card outlined by `corners`."""
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(corners))
+    pts = np.float32(points)
+    return cv2.perspectiveTransform(pts.reshape(1, -1, 2), m).reshape(pts.shape).astype(np.float64)
+
+
 def _index_centres(corners) -> list[np.ndarray]:
     """Where a card's two corner indices lie (image pixels), from its outline."""
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(corners))
-    boxes = [((u0 + u1) / 2, (v0 + v1) / 2) for u0, v0, u1, v1 in INDEX_BOXES.values()]
-    return list(cv2.perspectiveTransform(np.float32([boxes]), m)[0].astype(np.float64))
+    return list(_on_card(corners, [((u0 + u1) / 2, (v0 + v1) / 2) for u0, v0, u1, v1 in INDEX_BOXES.values()]))
 
 
 def _index_quads(corners, slack: float) -> list[np.ndarray]:
     """The boxes round a card's two corner indices (image pixels), `slack` card sides wider."""
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(corners))
-    boxes = [[(u0 - slack, v0 - slack), (u1 + slack, v0 - slack), (u1 + slack, v1 + slack), (u0 - slack, v1 + slack)]
-             for u0, v0, u1, v1 in INDEX_BOXES.values()]
-    return list(cv2.perspectiveTransform(np.float32(boxes), m).astype(np.float64))
+    return list(_on_card(corners, [[(u0 - slack, v0 - slack), (u1 + slack, v0 - slack), (u1 + slack, v1 + slack),
+                                    (u0 - slack, v1 + slack)] for u0, v0, u1, v1 in INDEX_BOXES.values()]))
 
 
 def _rotation(deg: float) -> np.ndarray:
@@ -988,13 +992,14 @@ class Recognizer:
         finder = self._index_finder
         h, w = ctx.image.shape[:2]
         out = finder.run(ctx.image, finder.scale_for(self.card_width), window)
-        dets = [d for d in decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT) if d.inside]
-        if ctx.regions:
-            dets = [d for d in dets if _inside_regions(d.centre, ctx.regions)]
         centres = [np.mean(r.corners, axis=0) for r in cards]
         indices = [x for r in cards for x in _index_centres(r.corners)]
-        # Outlines of cards already read are not read (most of them, off a heap).
-        dets = [d for d in dets if not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices)]
+
+        def new(d: Detection) -> bool:  # outlines of cards already read are not read (most of them, off a heap)
+            return (d.inside and (not ctx.regions or _inside_regions(d.centre, ctx.regions))
+                    and not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices))
+
+        dets = [d for d in decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT) if new(d)]
         out_cards = self._add_found(ctx, pyramid, dets, cards, taken, read_at, least, centres, indices)
         if out_cards:
             # The votes left once the indices of the cards read are taken out: an index shown just
@@ -1002,9 +1007,7 @@ class Recognizer:
             # centre. Few pixels left there are the fringe of a read card's own index.
             rest = decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT,
                                   explained=[q for r in out_cards for q in _index_quads(r.corners, INDEX_TAKEN)])
-            rest = [d for d in rest if d.inside and d.index_at is not None and d.pixels >= INDEX_REST_PIXELS
-                    and (not ctx.regions or _inside_regions(d.centre, ctx.regions))
-                    and not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices)]
+            rest = [d for d in rest if d.index_at is not None and d.pixels >= INDEX_REST_PIXELS and new(d)]
             out_cards = self._add_found(ctx, pyramid, rest, out_cards, taken, read_at, least, centres, indices,
                                         other_number=True)
         return out_cards
