@@ -7,6 +7,7 @@ Usage: python benchmarks/vision_accuracy.py [--scenes 200] [--seed 3000] [--work
        python benchmarks/vision_accuracy.py --true-outlines            # reading alone, at the true outlines
        python benchmarks/vision_accuracy.py --set index_visible=0.7    # a RecognizerConfig field changed
        python benchmarks/vision_accuracy.py --set detector=cardnet_new # another detector (vision/models/NAME.onnx)
+       python benchmarks/vision_accuracy.py --set index_elsewhere=0    # a switch off
        python benchmarks/vision_accuracy.py --pool train --seed 7000 --regions 4  # region re-reads too
 
 Each scene is a random table of one card game (rows side by side, overlapping or stacked,
@@ -42,6 +43,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's visi
 GAMES = ("elfer-raus", "elevens", "11-nimmt", "elfer-raus-junior")
 COUNT_SHARE = 0.2
 _REC: dict = {}
+
+
+def config_settings(items: list[str]) -> dict:
+    """RecognizerConfig fields from `--set KEY=VALUE` items: a number, a name (a model, a mode)
+    for the text fields, 0 / 1 (or false / true) for the switches. ValueError names the item."""
+    from dataclasses import fields
+
+    from vision.pipeline import RecognizerConfig
+
+    known = {f.name: f.type for f in fields(RecognizerConfig)}
+    settings: dict = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        if key not in known:
+            raise ValueError(f"--set {item!r}: no such setting (one of {', '.join(sorted(known))})")
+        kind = getattr(known[key], "__name__", known[key])
+        if kind == "str":  # a model's name (vision/models/NAME.onnx) or a mode
+            settings[key] = value
+        elif kind == "bool":
+            if value.lower() not in ("0", "1", "false", "true"):
+                raise ValueError(f"--set {item!r}: expected {key}=0 or {key}=1")
+            settings[key] = value.lower() in ("1", "true")
+        else:
+            try:
+                settings[key] = float(value)
+            except ValueError:
+                raise ValueError(f"--set {item!r}: expected KEY=NUMBER") from None
+    return settings
 
 
 def is_heap(seed: int, k: int) -> bool:
@@ -178,24 +207,12 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.7")
     a = ap.parse_args()
-    from dataclasses import fields
-
-    from vision.pipeline import RecognizerConfig
     from vision.train.evaluate import CONDITIONS, Score
 
-    known = {f.name: f.type for f in fields(RecognizerConfig)}
-    settings = {}
-    for item in a.set:
-        key, _, value = item.partition("=")
-        if key not in known:
-            ap.error(f"--set {item!r}: no such setting (one of {', '.join(sorted(known))})")
-        if known[key] in (str, "str"):  # a model's name (vision/models/NAME.onnx) or a mode
-            settings[key] = value
-            continue
-        try:
-            settings[key] = float(value)
-        except ValueError:
-            ap.error(f"--set {item!r}: expected KEY=NUMBER")
+    try:
+        settings = config_settings(a.set)
+    except ValueError as e:
+        ap.error(str(e))
 
     games = a.games.split(",")
     if a.conditions:

@@ -1,7 +1,9 @@
 """Card recognition speed of two source trees, photo by photo in turns, on one core.
 
 Usage: python benchmarks/vision_speed_ab.py OLD_TREE NEW_TREE [--scenes 24] [--repeat 7] [--core 1]
-       [--region] [--game heaps|numeri|start11] [--each]
+       [--region] [--game heaps|numeri|start11] [--each] [--set KEY=VALUE ...]
+
+    python benchmarks/vision_speed_ab.py . . --set index_elsewhere=0   # one tree, a setting changed
 
     git worktree add /tmp/old <commit>   # the code to compare against
     python benchmarks/vision_speed_ab.py /tmp/old .
@@ -15,12 +17,14 @@ median read time (CPU), and the paired difference per photo. `--region`: the re-
 changed region (one card plus a margin) instead of the full read. `--game`: a board game's
 held-out scenes (`vision_boards.py`'s, seed 2024) read by its board reader instead of card tables
 (a warm read: the board's view kept, as in the service), or `heaps`: held-out card tables laid out
-to be counted (loose heaps, which are read twice).
+to be counted (loose heaps, which are read twice). `--set`: a RecognizerConfig field of the NEW
+tree's recogniser changed, as `vision_accuracy.py --set` takes it (the cost of a setting).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -32,8 +36,10 @@ import numpy as np
 # first), then times one read per line it is sent.
 CHILD = r"""
 import os, sys, time
+import json
 tree, core, n, region, bench, game = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1",
                                      sys.argv[5], sys.argv[6])
+settings = json.loads(sys.argv[7])
 sys.path[:0] = [tree, bench]  # the tree's vision package; vision_speed's photos
 os.sched_setaffinity(0, {core})
 import cv2
@@ -41,7 +47,7 @@ cv2.setNumThreads(1)
 import vision
 if not vision.__file__.startswith(tree):
     sys.exit(f"vision imported from {vision.__file__}, not from {tree}")
-from vision.pipeline import Recognizer
+from vision.pipeline import Recognizer, RecognizerConfig
 from vision_speed import one_card_region, speed_photos
 if game == "cards":
     photos = speed_photos(n, 4000)
@@ -62,7 +68,7 @@ else:
         return vision_boards._region_of(truth, game, vision_boards._ppm(truth, 600.0))
 shots = []
 for game, image, truth in photos:
-    rec = Recognizer(game)
+    rec = Recognizer(game, RecognizerConfig(**settings))
     rec.read(image)
     rec.read(image)
     regions = region_of(truth) if region else None
@@ -87,6 +93,8 @@ def main() -> None:
     ap.add_argument("--core", type=int, default=1)
     ap.add_argument("--region", action="store_true", help="re-read one changed region instead of the whole photo")
     ap.add_argument("--each", action="store_true", help="print each photo's two medians, fastest first")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="change a RecognizerConfig field of the NEW tree's recogniser, e.g. index_elsewhere=0")
     ap.add_argument("--game", default="cards", choices=["cards", "heaps", "numeri", "start11"],
                     help="card tables (default), loose heaps of cards laid out to be counted, or a board game's "
                          "held-out scenes")
@@ -97,8 +105,15 @@ def main() -> None:
             print(f"vision_speed_ab: {t} holds no vision package", file=sys.stderr)
             sys.exit(2)
     bench = str(Path(__file__).resolve().parent)
+    from vision_accuracy import config_settings
+
+    try:
+        settings = config_settings(a.set)
+    except ValueError as e:
+        ap.error(str(e))
     procs = [subprocess.Popen([sys.executable, "-c", CHILD, t, str(a.core), str(a.scenes), "1" if a.region else "0",
-                               bench, a.game], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for t in trees]
+                               bench, a.game, json.dumps(settings if i == 1 else {})],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i, t in enumerate(trees)]
     for p in procs:
         if p.stdout.readline().strip() != "ready":
             sys.exit("vision_speed_ab: a reader failed to start")

@@ -267,6 +267,10 @@ class RecognizerConfig:
     classifier: str = "cards"
     detector: str = "cardnet"
     index_finder: str = "cardindex"  # cards found by their corner indices where cards lie over one another ("": none)
+    # ... off a loose heap too (overlapping rows, stacks lying one way): train 7000 / 7500 / 8000 /
+    # 8500 +3 / +5 / +8 / +5 cards of about 3 500, for 29 ms median per photo of vision_speed's 24
+    # (`vision_speed_ab.py . . --set index_elsewhere=0`): a slow machine may do without
+    index_elsewhere: bool = True
 
     def __post_init__(self) -> None:
         if self.indices not in ("always", "auto"):
@@ -890,7 +894,8 @@ class Recognizer:
             # read surely at once.
             ctx.heap = True
             cards = self._read_heap_again(ctx, cards, read_at, taken)
-        elif (cards and not readers_for(self.game or "") and not regs and self.config.index_finder and self.card_width
+        elif (cards and not readers_for(self.game or "") and not regs and self.config.index_finder
+              and self.config.index_elsewhere and self.card_width
               and _cards_overlap([d for d in ctx.detections if d.inside], self.config.centre_visible)):
             # Not a loose heap: stacks lying one way and overlapping rows hide cards too.
             around = self._around_cards(ctx)

@@ -788,6 +788,22 @@ def test_an_outline_the_detector_is_unsure_of_must_read_surely(monkeypatch, game
     assert len(astray()) == 1
 
 
+def test_the_index_finder_off_a_heap_is_a_switch():
+    """Off a loose heap the finder of corner indices costs about a quarter of a read
+    (`vision_speed_ab.py . . --set index_elsewhere=0`); a slow machine may switch it off and
+    lose the cards only it finds: in train-pool elfer-raus table 8500 #4 of
+    `vision_accuracy.py --pool train`, overlapping rows, a blue 11 mostly covered."""
+    image, truth = render(_train_table("elfer-raus", 8500, 4))
+    t = next(c for c in truth["cards"] if c["value"] == 11 and c["color"] == "blue")
+    on = Recognizer("elfer-raus").read(image)
+    off = Recognizer("elfer-raus", RecognizerConfig(index_elsewhere=False)).read(image)
+    assert "index_ms" in on.extra["timings"] and "index_ms" not in off.extra["timings"]
+    def near(obs) -> list:
+        return [(c.value, c.color) for c in _reported_at(list(obs.cards), t, within=0.3)]
+
+    assert (11, "blue") in near(on) and (11, "blue") not in near(off)
+
+
 def test_cards_of_a_loose_heap_do_not_take_a_rows_colour():
     """A few cards of a loose heap can lie in a line by chance; such a "row" voted its colour onto
     a yellow 10 seen whole and read yellow, and it was reported blue (train-pool elfer-raus table
