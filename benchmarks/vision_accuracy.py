@@ -205,7 +205,7 @@ def main() -> None:
     ap.add_argument("--heaps", action="store_true",
                     help="only the round-end heaps among the --scenes tables (the same scenes as a full run)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="change a RecognizerConfig field (numbers only), e.g. index_visible=0.7")
+                    help="change a RecognizerConfig field (a number, a name, 0/1 for a switch), e.g. index_visible=0.7")
     a = ap.parse_args()
     from vision.train.evaluate import CONDITIONS, Score
 

@@ -35,8 +35,7 @@ import numpy as np
 # own `vision`), reads each twice (the card size is then known, as for every picture after the
 # first), then times one read per line it is sent.
 CHILD = r"""
-import os, sys, time
-import json
+import json, os, sys, time
 tree, core, n, region, bench, game = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1",
                                      sys.argv[5], sys.argv[6])
 settings = json.loads(sys.argv[7])

@@ -268,7 +268,7 @@ class RecognizerConfig:
     detector: str = "cardnet"
     index_finder: str = "cardindex"  # cards found by their corner indices where cards lie over one another ("": none)
     # ... off a loose heap too (overlapping rows, stacks lying one way): train 7000 / 7500 / 8000 /
-    # 8500 +3 / +5 / +8 / +5 cards of about 3 500, for 29 ms median per photo of vision_speed's 24
+    # 8500 +3 / +5 / +8 / +5 cards of about 3 500, for 33 ms median per photo of vision_speed's 24
     # (`vision_speed_ab.py . . --set index_elsewhere=0`): a slow machine may do without
     index_elsewhere: bool = True
 

@@ -798,6 +798,7 @@ def test_the_index_finder_off_a_heap_is_a_switch():
     on = Recognizer("elfer-raus").read(image)
     off = Recognizer("elfer-raus", RecognizerConfig(index_elsewhere=False)).read(image)
     assert "index_ms" in on.extra["timings"] and "index_ms" not in off.extra["timings"]
+
     def near(obs) -> list:
         return [(c.value, c.color) for c in _reported_at(list(obs.cards), t, within=0.3)]
 
