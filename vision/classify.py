@@ -2,8 +2,9 @@
 
 Crops are cut from the photo by the outline found by the detector, in a canonical frame: `u`
 runs along the top edge (TL → TR), `v` down the left edge (TL → BL), both 0..1 over the card.
-Two crop kinds use the same network: the whole card (`CARD_REGION`, squeezed to a square) and
-the top-left corner index (`INDEX_REGION`). The network answers jointly "which class" and
+Three crop kinds use the same network: the whole card (`CARD_REGION`, squeezed to a square),
+the top-left corner index (`INDEX_REGION`) and, where the model was taught it (its sidecar's
+`regions`), the central numeral nearer (`NUMERAL_REGION`). The network answers jointly "which class" and
 "is the crop upright or turned half a turn": an unmarked 6 turned over is a 9, and only the
 joint answer keeps that coupling for the row-orientation vote (see pipeline).
 
@@ -31,6 +32,9 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 # purpose: detector outlines are a few percent off, and the edge is a cue in itself.
 CARD_REGION = (-0.03, -0.02, 1.03, 1.02)
 INDEX_REGION = (-0.03, -0.02, 0.37, 0.26)
+# The big central numeral, nearer (a third crop kind): squeezed whole, a card's numeral spans a
+# few pixels of the crop's height, too few for an outlined or two-digit one.
+NUMERAL_REGION = (0.1, 0.21, 0.9, 0.79)
 CROP = 32
 
 # Classes of the card model; numbers are their own class (1..100): see vision/train/README-like

@@ -38,6 +38,7 @@ from .classify import (
     CARD_CLASSES,
     CARD_REGION,
     INDEX_REGION,
+    NUMERAL_REGION,
     Classifier,
     Pyramid,
     regions_box,
@@ -68,6 +69,10 @@ log = logging.getLogger(__name__)
 GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 _NONE, _BACK = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")  # "no card here", a card's back
+# Crop kinds: where each is cut from a card, and its kind for a deck profile's prototypes
+# (`profile.WHOLE`, `INDEX`; numeral crops have none).
+_REGIONS = {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION}
+_KIND_IDS = {"card": 0, "index": 1, "numeral": 2}
 _LINK = CARD_CLASSES.index("link")  # the card with no corner index
 _JOKER = CARD_CLASSES.index("joker")
 
@@ -271,6 +276,9 @@ class RecognizerConfig:
     # 8500 +3 / +5 / +8 / +5 cards of about 3 500, for 33 ms median per photo of vision_speed's 24
     # (`vision_speed_ab.py . . --set index_elsewhere=0`): a slow machine may do without
     index_elsewhere: bool = True
+    # The central numeral read nearer too (a third crop of a card whose middle shows), where the
+    # classifier was taught that crop (its sidecar names a "numeral" region)
+    numerals: bool = True
 
     def __post_init__(self) -> None:
         if self.indices not in ("always", "auto"):
@@ -751,6 +759,7 @@ class Recognizer:
         self.detector = Detector(self.config.detector, face_threshold=self.config.face_threshold)
         self._index_finder: Detector | None = None  # loaded at its first use (`index_finder`)
         self.classifier = Classifier(self.config.classifier)
+        self._numerals = self.config.numerals and "numeral" in self.classifier.info.meta.get("regions", {})
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
@@ -1078,13 +1087,15 @@ class Recognizer:
             v = c.det.visible
             if v.get("centre", 0) >= cfg.centre_visible:
                 c.crops.append(("card", 0))
+                if self._numerals:
+                    c.crops.append(("numeral", 0))
             if v.get("centre", 0) < cfg.centre_visible or cfg.indices == "always":
                 for turn in (0, 2):
                     if v.get(f"index{turn}", 0) >= cfg.index_visible:
                         c.crops.append(("index", turn))
             for kind, turn in c.crops:
                 quads.append(rotate_quad(c.det.quad, turn))
-                regions.append(CARD_REGION if kind == "card" else INDEX_REGION)
+                regions.append(_REGIONS[kind])
                 owners.append(k)
         crops = warp_crops(ctx.pyramid, quads, regions)
         ctx.timings["crops_ms"] = (time.perf_counter() - t) * 1000
@@ -1132,9 +1143,11 @@ class Recognizer:
     def _auto_indices(self, ctx, cards, probs, owners):
         """Read the corner indices of fully visible cards only when the whole-card reading is unsure."""
         extra, extra_owner = [], []  # quads of the index crops to read, their cards
+        done: set[int] = set()
         for p, k in zip(probs, owners, strict=True):
             c = cards[k]
-            if c.crops and c.crops[0][0] == "card":
+            if c.crops and c.crops[0][0] == "card" and k not in done:  # its first crop: the whole card
+                done.add(k)
                 q = _per_class(p) * self.allowed
                 top = q.max() / max(q.sum(), 1e-9)
                 if top < self.config.auto_threshold:
@@ -1154,7 +1167,7 @@ class Recognizer:
             return np.zeros((0, len(CARD_CLASSES), 2))
         logits, feats = self.classifier.run(np.stack(crops))
         if self.prototypes:
-            k = np.array([0 if x == "card" else 1 for x in kinds], np.int8)
+            k = np.array([_KIND_IDS[x] for x in kinds], np.int8)
             logits = self.profile.adjust(logits, feats, k, self.classifier.temperature)
         return self.classifier.to_probs(logits)
 
@@ -1174,7 +1187,7 @@ class Recognizer:
             if kind == "card" or nc < 0.5:
                 odds_nc *= nc / (1.0 - nc)
                 voters += 1
-            if kind == "card":
+            if kind != "index":  # the whole card or its numeral: class and orientation
                 has_whole = True
                 log += np.log(p + 1e-9)
             else:
@@ -1270,12 +1283,12 @@ class Recognizer:
         for c in todo:
             # The whole card if its middle shows; the corners that show (a small move does not
             # bring a covered corner into view).
-            kinds = [] if self._hidden(c) else [("card", 0)]
+            kinds = [] if self._hidden(c) else [("card", 0)] + ([("numeral", 0)] if self._numerals else [])
             kinds += [("index", t) for t in (0, 2) if c.det.visible.get(f"index{t}", 0) >= SEARCH_CORNER] or \
                 [("index", 0), ("index", 2)]
             plans.append(kinds)
         moved = [[_moved(c.det.quad, m) for m in moves] for c in todo]  # each once, whatever its crops
-        todo_crops = [(rotate_quad(q, t), CARD_REGION if kind == "card" else INDEX_REGION)
+        todo_crops = [(rotate_quad(q, t), _REGIONS[kind])
                       for quads, kinds in zip(moved, plans, strict=True) for q in quads for kind, t in kinds]
         crops = warp_crops(ctx.pyramid, [q for q, _r in todo_crops], [r for _q, r in todo_crops])
         probs = iter(self._classify(crops, [kind for kinds in plans for _m in moves for kind, _t in kinds]))

@@ -12,7 +12,7 @@ import pytest
 from vision.classify import Pyramid
 from vision.render import random_design
 from vision.train.crops import CLS, INDEX, NONE, _idx_regions_canonical, _load_scene, _named_cards, crops_for, index_ink
-from vision.train.scenes import _work
+from vision.train.scenes import _work, scene_for
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +85,16 @@ def test_every_card_face_of_a_rendered_scene_gets_its_crops(tmp_path):
     0.01 px, the cards' to 0.1 px): none may be lost, or its corners are never taught. A scene of
     a card family drawn on request is drawn again in that family, whose design the crops use."""
     total = 0
-    for k in range(3):
+    for k in range(4):
         family = "mixed" if k == 2 else None
-        name = _work((str(tmp_path), "train", 17000, k, True, 0.5, 0.2, family))
+        game = "11-nimmt" if k == 3 else None  # a scene of one game asked for is drawn again as it
+        name = _work((str(tmp_path), "train", 17000, k, True, 0.5, 0.2, family, game))
         sc = _load_scene(str(tmp_path / f"{name}.jpg"), 98)
         assert (sc.design.template == "mixed") == (family == "mixed")
+        if game:
+            assert sc.truth["game"] == game
+            again = scene_for("train", [17000, k], game, overlap=0.5, count_share=0.2)
+            assert again.design == sc.design
         faces = [c for i, c in enumerate(sc.truth["cards"])
                  if c.get("kind") in ("number", "joker", "link", "bonus", "bull") and i not in sc.under]
         named = list(_named_cards(sc))
@@ -135,3 +140,22 @@ def test_an_index_is_turned_in_a_frame_by_the_angle_between_their_uprights():
     assert _index_turn(card, 0, _moved(card, (0.0, 0.0, 12.0))) < TURNED_INDEX <= \
         _index_turn(card, 0, _moved(card, (0.0, 0.0, -30.0)))
     assert _index_turn(card, 2, _moved(card, (0.0, 0.0, 90.0))) == 0.0  # a third index: not known
+
+
+def test_numeral_crops_are_taught_with_the_whole_card_and_its_orientation(tmp_path):
+    """With `numerals`, each card whose middle shows gives a central numeral crop per frame turn,
+    labelled as its whole-card crop (class and upright / turned), and no other."""
+    from vision.train.crops import NUMERAL, WHOLE, scene_crops
+
+    name = _work((str(tmp_path), "train", 17100, 0, False, 0.0, 0.0, None, "11-nimmt"))
+    path = str(tmp_path / f"{name}.jpg")
+    _x, y0, k0 = scene_crops((path, 1, False))
+    x, y, k = scene_crops((path, 1, True))
+    assert NUMERAL not in k0
+    assert (k == NUMERAL).sum() >= 4
+    # Per card: whole (turn 0), numeral (turn 0), ..., so each numeral follows its whole crop.
+    for i in np.nonzero(k == NUMERAL)[0]:
+        assert k[i - 1] == WHOLE and y[i - 1] == y[i]
+    ups = y[k == NUMERAL]
+    assert set(ups % 2) == {0, 1}
+    assert x.shape[1:] == (32, 32, 3)

@@ -37,6 +37,7 @@ from vision.classify import (
     CARD_REGION,
     CROP,
     INDEX_REGION,
+    NUMERAL_REGION,
     Pyramid,
     rotate_quad,
     unit_homography,
@@ -48,7 +49,7 @@ from vision.render.faces import centre_region, default_heads, index_regions
 
 CLS = {c: i for i, c in enumerate(CARD_CLASSES)}
 NONE, BACK = CLS["none"], CLS["back"]
-WHOLE, INDEX = 0, 1
+WHOLE, INDEX, NUMERAL = 0, 1, 2
 FACE_H = 240  # canonical faces are drawn once at this height and resized per photo
 
 
@@ -362,9 +363,9 @@ def _share(mask: np.ndarray) -> float:
 
 
 def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, inks: list[Ink],
-              centre_ok: float, n_jitter: int = 1):
-    """Whole and index crops of one card with their joint labels; `inks`: its TL and BR indices'
-    ink (`index_ink`), or none when it prints no index."""
+              centre_ok: float, n_jitter: int = 1, numerals: bool = False):
+    """Whole and index crops of one card with their joint labels (`numerals`: central numeral
+    crops too); `inks`: its TL and BR indices' ink (`index_ink`), or none when it prints no index."""
     out = []
     lab = label(card)
     for _ in range(n_jitter):
@@ -372,6 +373,9 @@ def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, 
             q = rotate_quad(quad, turn)
             if centre_ok >= 0.9:
                 out.append((warp_crop(pyr, jitter_quad(rng, q), CARD_REGION, CROP), lab * 2 + turn // 2, WHOLE))
+                if numerals:
+                    out.append((warp_crop(pyr, jitter_quad(rng, q), NUMERAL_REGION, CROP), lab * 2 + turn // 2,
+                                NUMERAL))
             # Index crop at the frame's top-left: the printed TL index (turn 0) or BR index (turn 2).
             ink = inks[0 if turn == 0 else 1] if len(inks) >= 2 else None
             if lab == BACK:
@@ -473,7 +477,7 @@ def _load_scene(path: str, salt: int) -> _Scene:
 
     pool, base, k = re.match(r"(\w+?)_(\d+)_(\d+)$", Path(path).stem).groups()
     truth = json.loads(Path(path[:-4] + ".json").read_text())
-    design = scene_for(pool, [int(base), int(k)], overlap=truth.get("overlap", 0.0),
+    design = scene_for(pool, [int(base), int(k)], truth.get("game_asked"), overlap=truth.get("overlap", 0.0),
                        count_share=truth.get("count_share", COUNT_SHARE), cards=truth.get("cards_family")).design
     img = cv2.imread(path)
     hp = Path(path[:-4] + "_hand.png")
@@ -500,7 +504,7 @@ def _named_cards(sc: _Scene):
 
 
 def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    path, n_jitter = args
+    path, n_jitter, numerals = args
     sc = _load_scene(path, 99)
     truth, design, rng, img, ids = sc.truth, sc.design, sc.rng, sc.image, sc.ids
     pyr = Pyramid(img)
@@ -509,15 +513,16 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for q, own, card, _id in [] if board_game else _named_cards(sc):
         inks = index_ink(card, design, _idx_regions_canonical(card, design))
         centre = region_visible(own, q, (0.2, 0.25, 0.8, 0.75))
-        for x, y, kk in crops_for(rng, pyr, q, own, card, inks, centre, n_jitter):
+        for x, y, kk in crops_for(rng, pyr, q, own, card, inks, centre, n_jitter, numerals):
             X.append(x)
             Y.append(y)
             K.append(kk)
     for b in truth.get("backs", []):
         q = np.asarray(b["corners"], np.float64)
-        X.append(warp_crop(pyr, jitter_quad(rng, q), CARD_REGION, CROP))
-        Y.append(BACK * 2)
-        K.append(WHOLE)
+        for region, kind in ((CARD_REGION, WHOLE), (NUMERAL_REGION, NUMERAL))[:2 if numerals else 1]:
+            X.append(warp_crop(pyr, jitter_quad(rng, q), region, CROP))
+            Y.append(BACK * 2)
+            K.append(kind)
     # Table negatives: card-sized outlines where no card face shows at the centre.
     cards = [np.asarray(c["corners"]) for c in truth["cards"]]
     if cards:
@@ -529,7 +534,8 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if i > 0 and truth["items"][i - 1]["obj"] in ("card", "back", "tile"):
                 continue
             q = _quad_px(w, w * 1.5, cx, cy, float(rng.uniform(0, 360)))
-            X.append(warp_crop(pyr, q, CARD_REGION if rng.random() < 0.5 else INDEX_REGION, CROP))
+            regions = (CARD_REGION, INDEX_REGION) + ((NUMERAL_REGION,) if numerals else ())
+            X.append(warp_crop(pyr, q, regions[int(rng.integers(len(regions)))], CROP))
             Y.append(NONE * 2)
             K.append(WHOLE)
     return np.array(X, np.uint8).reshape(-1, CROP, CROP, 3), np.array(Y, np.int16), np.array(K, np.int8)
@@ -635,7 +641,7 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     card; one holding little of it, or a fragment of its number, "none"; one showing another
     card's index, or in between, is left out (with `turned_none`, one whose own index is not
     there and whose other indices all stand turned in its frame is "none": `TURNED_INDEX`)."""
-    path, n_moves, turned_none = args
+    path, n_moves, turned_none, numerals = args
     from vision.pipeline import SHIFT_MOVES, TURN_MOVES, Recognizer, RecognizerConfig, _moved
 
     sc = _load_scene(path, 98)
@@ -681,7 +687,8 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             cx, cy = int(np.clip(d.centre[0], 0, img.shape[1] - 1)), int(np.clip(d.centre[1], 0, img.shape[0] - 1))
             if ids[cy, cx] == 0:
                 for q in det_quads[:1]:
-                    for region, kind in ((CARD_REGION, WHOLE), (INDEX_REGION, INDEX)):
+                    for region, kind in ((CARD_REGION, WHOLE), (INDEX_REGION, INDEX),
+                                         (NUMERAL_REGION, NUMERAL))[:3 if numerals else 2]:
                         if shows_index(q, region):
                             continue
                         X.append(warp_crop(pyr, q, region, CROP))
@@ -704,6 +711,10 @@ def detection_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     X.append(warp_crop(pyr, q, CARD_REGION, CROP))
                     Y.append(lab * 2 + r // 2)
                     K.append(WHOLE)
+                    if numerals:
+                        X.append(warp_crop(pyr, q, NUMERAL_REGION, CROP))
+                        Y.append(lab * 2 + r // 2)
+                        K.append(NUMERAL)
                 if len(inks) < 2:
                     continue
                 c = 0 if r == 0 else 1
@@ -745,6 +756,8 @@ def main(argv=None) -> None:
     ap.add_argument("--jitter", type=int, default=1, help="crops per card (with --at-detections: moved outlines)")
     ap.add_argument("--turned-none", action="store_true",
                     help="with --at-detections: a covered corner showing another card's index askew is 'none'")
+    ap.add_argument("--numerals", action="store_true",
+                    help="with --from-scenes: central numeral crops too (NUMERAL_REGION)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
     ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
@@ -754,9 +767,9 @@ def main(argv=None) -> None:
     if a.from_scenes:
         paths = sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))
         if a.at_detections:
-            jobs, fn = [(p, a.jitter, a.turned_none) for p in paths], detection_crops
+            jobs, fn = [(p, a.jitter, a.turned_none, a.numerals) for p in paths], detection_crops
         else:
-            jobs, fn = [(p, a.jitter) for p in paths], scene_crops
+            jobs, fn = [(p, a.jitter, a.numerals) for p in paths], scene_crops
         groups = list(range(len(jobs)))
     else:
         jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths), a.cards) for i in range(a.designs)]

@@ -95,11 +95,11 @@ def item_outlines(scene) -> list[dict]:
 
 
 def _work(args) -> str:
-    out, pool, base, k, hand, overlap, count_share, cards = args
+    out, pool, base, k, hand, overlap, count_share, cards, game = args
     name = f"{pool}_{base}_{k:05d}"
     if (Path(out) / f"{name}.json").exists():
         return name
-    scene = scene_for(pool, [base, k], overlap=overlap, count_share=count_share, cards=cards,
+    scene = scene_for(pool, [base, k], game, overlap=overlap, count_share=count_share, cards=cards,
                       **({} if hand else {"hand": False}))
     image, truth, mask = render_with_geometry(scene)
     truth["styles"]["design_template"] = scene.design.template
@@ -108,6 +108,7 @@ def _work(args) -> str:
     truth["overlap"] = overlap  # `scene_for` needs these to draw the same scene again
     truth["count_share"] = count_share
     truth["cards_family"] = cards
+    truth["game_asked"] = game
     cv2.imwrite(str(Path(out) / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if mask is not None:
         cv2.imwrite(str(Path(out) / f"{name}_hand.png"), (mask > 0.5).astype(np.uint8) * 255)
@@ -129,10 +130,11 @@ def main(argv=None) -> None:
     ap.add_argument("--count-share", type=float, default=COUNT_SHARE, help="share of card scenes spread loose")
     ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
                     help="cards of a family drawn only on request (designs.CARD_ON_REQUEST), e.g. mixed")
+    ap.add_argument("--game", default=None, help="only this game (default: the mix GAME_MIX)")
     ap.add_argument("--no-hand", action="store_true", help="no hand over the table (evaluation sets)")
     a = ap.parse_args(argv)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap, a.count_share, a.cards)
+    jobs = [(a.out, a.pool, a.base_seed, k, not a.no_hand, a.overlap, a.count_share, a.cards, a.game)
             for k in range(a.start, a.start + a.count)]
     with mp.Pool(a.workers) as pool:
         for n, name in enumerate(pool.imap_unordered(_work, jobs), 1):

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision.classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, MODELS_DIR, preprocess
+from vision.classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, MODELS_DIR, NUMERAL_REGION, preprocess
 from vision.train.nets import CropNet, crop_net_from_onnx, export_onnx, freeze_norms
 
 
@@ -162,6 +162,7 @@ def main(argv=None) -> None:
     report = {"val_joint": acc, "val_class": float((pc.argmax(1) == Yva // 2).mean()),
               "val_class_whole": float((pc.argmax(1) == Yva // 2)[Kva == 0].mean()),
               "val_class_index": float((pc.argmax(1) == Yva // 2)[Kva == 1].mean()),
+              **({"val_class_numeral": float((pc.argmax(1) == Yva // 2)[Kva == 2].mean())} if (Kva == 2).any() else {}),
               "ece_before": ece(torch.softmax(torch.from_numpy(logits), 1).numpy(), Yva), "ece_after": ece(p, Yva),
               "temperature": temp, "val_size": int(len(Yva)), "train_size": int(len(Ytr))}
     print(json.dumps(report), flush=True)
@@ -170,7 +171,7 @@ def main(argv=None) -> None:
     torch.save(model.state_dict(), a.ckpt)
     export_onnx(model, str(out / f"{a.name}.onnx"), (3, CROP, CROP), dynamic_hw=False)
     meta = {"classes": list(CARD_CLASSES), "crop": CROP, "temperature": temp, "orientations": 2,
-            "regions": {"card": CARD_REGION, "index": INDEX_REGION}, "validation": report,
+            "regions": {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION}, "validation": report,
             "trained": time.strftime("%Y-%m-%d"), "data": [Path(d).name for d in a.data]}
     (out / f"{a.name}.json").write_text(json.dumps(meta, indent=1))
     print("saved", out / f"{a.name}.onnx", flush=True)
