@@ -380,8 +380,14 @@ def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, 
             ink = inks[0 if turn == 0 else 1] if len(inks) >= 2 else None
             if lab == BACK:
                 y = BACK * 2
+            elif ink is None and lab == CLS["bull"]:
+                # No index: its corner is a bull card's only where that corner shows (covered,
+                # it shows the card lying over it, which is not a bull).
+                if region_visible(own, q, (0.0, 0.0, INDEX_REGION[2], INDEX_REGION[3])) < 0.9:
+                    continue
+                y = CLS["bull"] * 2
             elif ink is None:
-                y = CLS["bull"] * 2 if lab == CLS["bull"] else NONE * 2
+                y = NONE * 2
             else:
                 seen = _share(_seen(_image_points(quad, ink.uv), own))
                 if seen >= IDX_SEEN:
