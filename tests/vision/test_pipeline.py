@@ -15,7 +15,7 @@ import pytest
 from vision.errors import RecognitionError
 from vision.pipeline import ReadContext, Recognizer, RecognizerConfig, deck_of, is_heap, merge_passes, register_reader
 from vision.render import random_design, random_scene, render
-from vision.train.evaluate import FULL, condition_scene, score_scene
+from vision.train.evaluate import FULL, condition_scene, score_scene, visible_truth
 from vision.types import CardReading, DieReading, Observation
 
 _SHOTS: dict = {}
@@ -1251,6 +1251,26 @@ def test_a_special_card_read_at_two_outlines_is_reported_once() -> None:
     numbers = [CardReading(kind="number", value=5, color="red", confidence=0.9, occluded=False,
                            corners=sure.corners)] * 2
     assert _specials_once(numbers) == numbers  # number cards are left to the one-copy rule
+
+
+def test_a_bull_card_read_at_two_outlines_is_reported_once() -> None:
+    """11 nimmt!'s bull cards are alike, and its one-copy rule is for numbers: a fan of three bulls
+    was reported as seven, readings 0.03-0.06 of a card apart (train-pool 11 nimmt! table 8000
+    #29). Bulls fanned tightly lie 0.09 apart or more (table 8000 #107): two nearer than
+    `BULL_SAME` are one card."""
+    from vision.pipeline import BULL_SAME, _specials_once
+
+    def bull(dx: float, confidence: float) -> CardReading:
+        w, h = 100.0, 150.0
+        return CardReading(kind="bull", value=None, color=None, confidence=confidence, occluded=True,
+                           corners=((dx, 0.0), (dx + w, 0.0), (dx + w, h), (dx, h)))
+
+    sure, twice, fanned = bull(0.0, 1.0), bull(4.0, 0.97), bull(100 * BULL_SAME + 1.0, 0.99)
+    assert _specials_once([twice, sure, fanned]) == [sure, fanned]
+    image, truth = render(_train_table("11-nimmt", 8000, 29))
+    shown = [t for t in visible_truth(truth) if t["kind"] == "bull"]
+    got = [c for c in Recognizer("11-nimmt").read(image).cards if c.kind == "bull"]
+    assert len(shown) == 3 and len(got) == 3
 
 
 def test_an_outline_cutting_a_neighbours_index_short_is_not_a_card() -> None:
