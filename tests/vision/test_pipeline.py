@@ -1293,3 +1293,45 @@ def test_an_outline_cutting_a_neighbours_index_short_is_not_a_card() -> None:
     assert _off_cut_indices(kept) == kept
     # The neighbour may be a card read before, outside the region read again.
     assert _off_cut_indices([card(4, "green", 19.0)], kept=[fourteen]) == []
+
+
+def test_the_central_numeral_is_read_only_where_the_classifier_was_taught_it(monkeypatch) -> None:
+    """A third crop kind, the central numeral nearer (`NUMERAL_REGION`), is cut for each card whose
+    middle shows when the classifier's sidecar names a "numeral" region (and the setting is on),
+    never otherwise: a network shown crops it never learnt reads noise."""
+    from dataclasses import replace as dc_replace
+
+    from vision import classify, pipeline
+    from vision.classify import NUMERAL_REGION
+
+    image, _truth = _shot("11-nimmt", "plain", 3)
+    cut: list = []
+    real = pipeline.warp_crops
+
+    def spy(pyr, quads, regions, *a, **k):
+        cut.extend(tuple(r) for r in regions)
+        return real(pyr, quads, regions, *a, **k)
+
+    monkeypatch.setattr(pipeline, "warp_crops", spy)
+
+    def numerals_cut(taught: bool, **config) -> tuple[int, int]:
+        load = classify.load_info
+        if taught:
+            def with_numeral(*a, **k):
+                info = load(*a, **k)
+                return dc_replace(info, meta={**info.meta, "regions": {"numeral": list(NUMERAL_REGION)}})
+
+            monkeypatch.setattr(classify, "load_info", with_numeral)
+        try:
+            rec = Recognizer("11-nimmt", RecognizerConfig(**config))
+        finally:
+            monkeypatch.setattr(classify, "load_info", load)
+        cut.clear()
+        obs = rec.read(image)
+        return cut.count(NUMERAL_REGION), sum(1 for c in obs.cards if not c.occluded)
+
+    shipped = "numeral" in classify.load_info("cards").meta.get("regions", {})
+    assert (numerals_cut(False)[0] > 0) == shipped
+    n, whole = numerals_cut(True)
+    assert n >= whole > 0
+    assert numerals_cut(True, numerals=False)[0] == 0
