@@ -48,6 +48,7 @@ from .classify import (
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
 from .detect import INDEX_BOXES, INDEX_GRID, Detection, Detector, cut_by_border, decode_indices
 from .errors import RecognitionError
+from .profile import INDEX, NUMERAL, WHOLE
 from .rows import (
     CUT_SHARE,
     Outline,
@@ -69,10 +70,9 @@ log = logging.getLogger(__name__)
 GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "numeri")
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 _NONE, _BACK = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")  # "no card here", a card's back
-# Crop kinds: where each is cut from a card, and its kind for a deck profile's prototypes
-# (`profile.WHOLE`, `INDEX`; numeral crops have none).
+# Crop kinds: where each is cut from a card, and its kind for a deck profile's prototypes.
 _REGIONS = {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION}
-_KIND_IDS = {"card": 0, "index": 1, "numeral": 2}
+_KIND_IDS = {"card": WHOLE, "index": INDEX, "numeral": NUMERAL}
 _LINK = CARD_CLASSES.index("link")  # the card with no corner index
 _JOKER = CARD_CLASSES.index("joker")
 
@@ -763,7 +763,9 @@ class Recognizer:
         self.detector = Detector(self.config.detector, face_threshold=self.config.face_threshold)
         self._index_finder: Detector | None = None  # loaded at its first use (`index_finder`)
         self.classifier = Classifier(self.config.classifier)
-        self._numerals = self.config.numerals and "numeral" in self.classifier.info.meta.get("regions", {})
+        # The crops of a card whose middle shows: the numeral too where the classifier was taught it.
+        numerals = self.config.numerals and "numeral" in self.classifier.info.meta.get("regions", {})
+        self._middle = (("card", 0), ("numeral", 0)) if numerals else (("card", 0),)
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
@@ -1090,9 +1092,7 @@ class Recognizer:
         for k, c in enumerate(cards):
             v = c.det.visible
             if v.get("centre", 0) >= cfg.centre_visible:
-                c.crops.append(("card", 0))
-                if self._numerals:
-                    c.crops.append(("numeral", 0))
+                c.crops.extend(self._middle)
             if v.get("centre", 0) < cfg.centre_visible or cfg.indices == "always":
                 for turn in (0, 2):
                     if v.get(f"index{turn}", 0) >= cfg.index_visible:
@@ -1287,7 +1287,7 @@ class Recognizer:
         for c in todo:
             # The whole card if its middle shows; the corners that show (a small move does not
             # bring a covered corner into view).
-            kinds = [] if self._hidden(c) else [("card", 0)] + ([("numeral", 0)] if self._numerals else [])
+            kinds = [] if self._hidden(c) else list(self._middle)
             kinds += [("index", t) for t in (0, 2) if c.det.visible.get(f"index{t}", 0) >= SEARCH_CORNER] or \
                 [("index", 0), ("index", 2)]
             plans.append(kinds)

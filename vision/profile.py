@@ -30,7 +30,7 @@ from .colour import SUITS, read_colour
 from .errors import VisionError
 
 VERSION = 1
-WHOLE, INDEX = 0, 1
+WHOLE, INDEX, NUMERAL = 0, 1, 2  # crop kinds; numeral crops are taught no prototypes
 
 
 class ProfileError(VisionError):
