@@ -7,7 +7,8 @@ crops, one with `crops --turned-none`, one without. Each read about as well as t
 train pool; their mean read better (see models/README.md).
 
 The exports must share one graph (same network, norms folded the same way): only the floating
-point initialisers are averaged; any other initialiser must be equal in all of them.
+point initialisers are averaged; any other initialiser must be equal in all of them. Where each
+member has its sidecar beside it, the soup's is written beside the soup (`sidecar`).
 
     /work/trainvenv/bin/python -m vision.train.soup --out vision/models/cards.onnx A.onnx B.onnx
 """
@@ -15,6 +16,8 @@ point initialisers are averaged; any other initialiser must be equal in all of t
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +41,22 @@ def soup(paths: list[str], out: str) -> None:
     onnx.save(base, out)
 
 
+def sidecar(sides: list[dict]) -> dict:
+    """The soup's sidecar from its members' (`cards.json`): their classes, crop and regions, which
+    must agree; the mean of their fitted temperatures (each fine-tune's own calibration, so the
+    soup's is between them, as at stop 33); each member's validation figures kept apart."""
+    first = sides[0]
+    for key in ("classes", "crop", "orientations", "regions"):
+        if any(s.get(key) != first.get(key) for s in sides):
+            raise SystemExit(f"sidecar key {key!r} differs between the networks: not one model")
+    out = {k: v for k, v in first.items() if k not in ("temperature", "validation", "data")}
+    out["temperature"] = round(float(np.mean([s["temperature"] for s in sides])), 3)
+    out["validation"] = {"soup_of": len(sides), "temperature_note": "mean of the members' fitted temperatures",
+                         "members": [s.get("validation", {}) for s in sides]}
+    out["data"] = sorted({d for s in sides for d in s.get("data", [])})
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -45,6 +64,11 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     soup(a.models, a.out)
     print("saved", a.out, "the mean of", len(a.models), "networks", flush=True)
+    sides = [Path(m).with_suffix(".json") for m in a.models]
+    if all(p.exists() for p in sides):  # train_cls writes NAME.json beside NAME.onnx
+        side = sidecar([json.loads(p.read_text()) for p in sides])
+        Path(a.out).with_suffix(".json").write_text(json.dumps(side, indent=1) + "\n")
+        print("saved", Path(a.out).with_suffix(".json"), "temperature", side["temperature"], flush=True)
 
 
 if __name__ == "__main__":
