@@ -62,13 +62,18 @@ def main(argv=None) -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("models", nargs="+", help="exported .onnx networks of one graph")
     a = ap.parse_args(argv)
+    # The sidecar is made first: members that are not one model are refused before anything is
+    # written, so a soup written over the shipped model never sits beside the old model's sidecar.
+    paths = [Path(m).with_suffix(".json") for m in a.models]  # train_cls writes NAME.json beside NAME.onnx
+    side = sidecar([json.loads(p.read_text()) for p in paths]) if all(p.exists() for p in paths) else None
     soup(a.models, a.out)
     print("saved", a.out, "the mean of", len(a.models), "networks", flush=True)
-    sides = [Path(m).with_suffix(".json") for m in a.models]
-    if all(p.exists() for p in sides):  # train_cls writes NAME.json beside NAME.onnx
-        side = sidecar([json.loads(p.read_text()) for p in sides])
-        Path(a.out).with_suffix(".json").write_text(json.dumps(side, indent=1) + "\n")
-        print("saved", Path(a.out).with_suffix(".json"), "temperature", side["temperature"], flush=True)
+    out_side = Path(a.out).with_suffix(".json")
+    if side is not None:
+        out_side.write_text(json.dumps(side, indent=1) + "\n")
+        print("saved", out_side, "temperature", side["temperature"], flush=True)
+    else:
+        print(f"not every member has its sidecar beside it: {out_side} not written", flush=True)
 
 
 if __name__ == "__main__":
