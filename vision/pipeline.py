@@ -477,23 +477,25 @@ SPECIAL_SAME = 0.25
 # Bulls (11 nimmt!) are fanned tighter: 0.09 of a card apart on train table 8000 #107; two
 # outlines of one bull lay 0.03-0.06 apart (#29). Train 11 nimmt! 8000: precision 95.16 -> 95.50 %.
 BULL_SAME = 0.08
-SPECIALS = ("link", "bonus", "joker", "bull")  # a deck holds several of each
+# The kinds of which a deck holds several, each with the distance within which two are one card.
+SPECIAL_SAME_OF = {"link": SPECIAL_SAME, "bonus": SPECIAL_SAME, "joker": SPECIAL_SAME, "bull": BULL_SAME}
 
 
 def _specials_once(cards: list[CardReading], kept: Iterable[CardReading] = ()) -> list[CardReading]:
     """The readings less a special card read twice: of two readings of one kind whose centres lie
-    within `SPECIAL_SAME` of a card's width, the surer stays (or the one kept from an earlier read)."""
-    if not any(r.kind in SPECIALS for r in cards):
+    within their kind's `SPECIAL_SAME_OF` of a card's width, the surer stays (or the one kept from
+    an earlier read)."""
+    if not any(r.kind in SPECIAL_SAME_OF for r in cards):
         return cards
     seen: list[tuple[str, np.ndarray, float]] = []
     drop = set()
     for r in [*kept, *sorted(cards, key=lambda r: -r.confidence)]:
-        if r.kind not in SPECIALS:
+        same = SPECIAL_SAME_OF.get(r.kind)
+        if same is None:
             continue
         q = np.asarray(r.corners, np.float64)
         c = q.mean(axis=0)
         w = float(min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])))
-        same = BULL_SAME if r.kind == "bull" else SPECIAL_SAME
         if any(k == r.kind and np.linalg.norm(c - c2) < same * min(w, w2) for k, c2, w2 in seen):
             drop.add(id(r))  # (a kept reading is never dropped: it comes first)
             continue
