@@ -21,6 +21,7 @@ import numpy as np
 from vision.render import Camera, on_request, random_scene, render, render_static
 from vision.render.compose import rect_mm
 from vision.render.designs import CARD_ON_REQUEST
+from vision.render.faces import index_regions
 from vision.render.scene import item_size
 
 # Game mix: card games the recogniser reads, plus a few board scenes as negatives (tiles and
@@ -88,6 +89,8 @@ def item_outlines(scene) -> list[dict]:
         entry = {"obj": it.obj, "corners": np.round(q, 2).tolist()}
         if it.obj in ("card", "tile"):
             entry.update(kind=it.card.get("kind", "number"), value=it.card.get("value"), color=it.card.get("color"))
+        if it.obj == "card":  # where its corner indices are printed (fractions of the face), for the index finder
+            entry["indices"] = [list(r) for r in index_regions(it.card, scene.design)]
         elif it.obj == "prop":
             entry["name"] = it.card.get("name")
         out.append(entry)
