@@ -121,6 +121,7 @@ class Detector:
         info = _model_info(path.with_suffix(".json"))
         self.target_width = float(info["target_width"] if target_width is None else target_width)
         self.face_bleed: tuple[float, float] = info["face_bleed"]
+        self.faces = str(info.get("faces", "card"))  # what its face map marks: cards, index pixels or index points
         self.face_threshold = float(face_threshold)
         self.max_input = int(max_input)
 
@@ -808,6 +809,97 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
                               size=(card_w, card_w * aspect), face=float(prob[sel].mean()), pixels=int(sel.sum()),
                               visible={"centre": 0.0, **shown}, inside=within_picture(quad, card_w, img_w, img_h),
                               grid=_index_grid(out, px, py, quad),
+                              index_at=None if at is None else (float(at[0]), float(at[1]))))
+    return dets
+
+
+# Cards found by their corner index points (`cardpoints.onnx`, `train/train_points.py`): the
+# network's heat peaks at the middle of every corner index in view, where it also says which
+# way the index stands (a whole turn) and where its card's centre lies.
+POINT_HEAT = 0.3  # least heat of an index's peak
+POINT_SAME = 0.2  # card widths between the centres two indices give for one card
+POINT_PARALLEL = math.cos(math.radians(25))  # two indices of one card stand alike or opposite
+POINT_TWICE = 0.08  # card widths between two peaks of one index
+
+
+def decode_index_points(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect: float,
+                        threshold: float = POINT_HEAT) -> list[Detection]:
+    """Outlines of the cards whose corner indices show, from an index point finder's maps (heat,
+    offset to the card's centre, cos θ and sin θ of the index's upright direction): each peak of
+    the heat is an index; the card is the table's size (`card_w` image pixels, `aspect` height /
+    width), upright as its index, centred where the index says. An index printed at the top
+    left of its card, upright, or at the bottom right, turned (every design prints one of
+    these), is read as the outline's `index0`; the indices of one card found twice make one
+    outline with `index2` in view too. An index printed at the other corners (designs with four,
+    or two at the top) alone places no outline: the crop that reads an index is the top left."""
+    maps = out.maps
+    heat = 1.0 / (1.0 + np.exp(-maps[0]))
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    s = out.scale
+    cw = card_w * s / 2.0  # the card on the output grid
+    ch = cw * aspect
+    _, h, w = maps.shape
+    found = []  # (heat, index point, centre, upright direction, top left) on the output grid
+    for py, px in zip(*np.nonzero(peaks), strict=True):
+        y0, y1, x0, x1 = max(py - 1, 0), min(py + 2, h), max(px - 1, 0), min(px + 2, w)
+        wt = heat[y0:y1, x0:x1]
+        wt = wt / wt.sum()
+        up = np.array([(maps[3][y0:y1, x0:x1] * wt).sum(), (maps[4][y0:y1, x0:x1] * wt).sum()])
+        if np.linalg.norm(up) < 0.5:  # the network cannot tell which way it stands
+            continue
+        up /= np.linalg.norm(up)
+        p = np.array([px, py], np.float64)
+        c = p + OFFSET_SCALE * np.array([(maps[1][y0:y1, x0:x1] * wt).sum(), (maps[2][y0:y1, x0:x1] * wt).sum()])
+        v = -up
+        u = np.array([v[1], -v[0]])
+        du, dv = float((c - p) @ u) / cw, float((c - p) @ v) / ch
+        if not (0.15 < abs(du) < 0.6 and 0.15 < dv < 0.6):  # not where a corner index lies on its card
+            continue
+        found.append((float(heat[py, px]), p, c, up, du > 0))
+    found.sort(key=lambda f: -f[0])
+    # Indices of one card: their centres agree and they stand alike or opposite; a card has one
+    # index at each printed corner, so an index standing as one it already has, elsewhere, is
+    # another card's (a fan's cards lie a fifth of a width apart: their centres as near).
+    cards: list[tuple[float, np.ndarray, list, dict]] = []  # heat, frame's up, centres, corner -> index point
+    for hv, p, c, up, top_left in found:
+        best, near = None, POINT_SAME * cw
+        for card in cards:
+            cos = float(up @ card[1])
+            corner = (top_left, cos > 0)
+            gap = float(np.linalg.norm(np.mean(card[2], axis=0) - c))
+            if (abs(cos) >= POINT_PARALLEL and gap < near
+                    and (corner not in card[3] or np.linalg.norm(card[3][corner] - p) < POINT_TWICE * cw)):
+                best, near = (card, corner), gap
+        if best is None:
+            cards.append((hv, up, [c], {(top_left, True): p}))
+        else:
+            best[0][2].append(c)
+            best[0][3].setdefault(best[1], p)
+    dets = []
+    for hv, up, centres, corners in cards:
+        first, second = corners.get((True, True)), corners.get((True, False))
+        if first is None and second is not None:  # only the other index reads: the frame turned half a turn
+            up, first, second = -up, second, None
+        if first is None:
+            continue
+        c = np.mean(centres, axis=0)
+        v = -up
+        u = np.array([v[1], -v[0]])
+        q = np.array([c - cw / 2 * u - ch / 2 * v, c + cw / 2 * u - ch / 2 * v, c + cw / 2 * u + ch / 2 * v,
+                      c - cw / 2 * u + ch / 2 * v])
+        quad = out_to_full(q, s) + list(out.offset)
+        centre = quad.mean(axis=0)
+        at = None if second is not None else out_to_full(first, s) + list(out.offset)
+        grid = np.zeros(INDEX_GRID[::-1], np.float32)
+        for turn in ((0,) if second is None else (0, 2)):
+            u0, v0, u1, v1 = INDEX_BOXES[turn]
+            grid[int(v0 * INDEX_GRID[1]):int(math.ceil(v1 * INDEX_GRID[1])),
+                 int(u0 * INDEX_GRID[0]):int(math.ceil(u1 * INDEX_GRID[0]))] = 1.0
+        angle = math.degrees(math.atan2(v[1], v[0])) % 180.0
+        dets.append(Detection(quad=quad, centre=(float(centre[0]), float(centre[1])), angle=angle,
+                              size=(card_w, card_w * aspect), face=hv, pixels=len(centres),
+                              visible={"centre": 0.0, "index0": 1.0, "index2": 0.0 if second is None else 1.0},
+                              inside=within_picture(quad, card_w, img_w, img_h), grid=grid,
                               index_at=None if at is None else (float(at[0]), float(at[1]))))
     return dets
 

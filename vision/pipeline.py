@@ -46,7 +46,15 @@ from .classify import (
     warp_crops,
 )
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
-from .detect import INDEX_BOXES, INDEX_GRID, Detection, Detector, cut_by_border, decode_indices
+from .detect import (
+    INDEX_BOXES,
+    INDEX_GRID,
+    Detection,
+    Detector,
+    cut_by_border,
+    decode_index_points,
+    decode_indices,
+)
 from .errors import RecognitionError
 from .profile import INDEX, NUMERAL, WHOLE
 from .rows import (
@@ -1027,6 +1035,9 @@ class Recognizer:
             return (d.inside and (not ctx.regions or _inside_regions(d.centre, ctx.regions))
                     and not _read_already(np.array(d.centre), d.index_at, d.size[0], centres, indices))
 
+        if finder.faces == "points":  # indices apart, however tight the fan: no votes left to look through
+            dets = [d for d in decode_index_points(out, w, h, self.card_width, self.aspect or DECK_ASPECT) if new(d)]
+            return self._add_found(ctx, pyramid, dets, cards, taken, read_at, least, centres, indices)
         dets = [d for d in decode_indices(out, w, h, self.card_width, self.aspect or DECK_ASPECT) if new(d)]
         out_cards = self._add_found(ctx, pyramid, dets, cards, taken, read_at, least, centres, indices)
         if out_cards:

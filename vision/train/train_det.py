@@ -131,26 +131,29 @@ def _cache_scene(args):
     return out
 
 
-def _aug_geom(img: np.ndarray, t: np.ndarray, rng: np.random.Generator):
-    """Flips and transposition, with the offsets and orientation targets turned to match."""
+def _aug_geom(img: np.ndarray, t: np.ndarray, rng: np.random.Generator, full_angle: bool = False):
+    """Flips and transposition, with the offsets and orientation targets turned to match.
+    `full_angle`: channels 3, 4 are (cos θ, sin θ) of a direction, not of twice an axis's angle."""
     t = t.copy()
-    if rng.random() < 0.5:  # mirror left-right
+    if rng.random() < 0.5:  # mirror left-right: θ -> π - θ
         img, t = img[:, ::-1], t[:, :, ::-1]
         t[1] = -t[1]
-        t[4] = -t[4]
-    if rng.random() < 0.5:  # mirror top-bottom
+        t[3 if full_angle else 4] *= -1
+    if rng.random() < 0.5:  # mirror top-bottom: θ -> -θ
         img, t = img[::-1], t[:, ::-1]
         t[2] = -t[2]
         t[4] = -t[4]
-    if rng.random() < 0.5:  # transpose
+    if rng.random() < 0.5:  # transpose: θ -> π/2 - θ
         img, t = img.transpose(1, 0, 2), t.transpose(0, 2, 1)
         t[[1, 2]] = t[[2, 1]]
-        t[3] = -t[3]
-        t[[5, 6]] = t[[5, 6]]
+        if full_angle:
+            t[[3, 4]] = t[[4, 3]]
+        else:
+            t[3] = -t[3]
     return np.ascontiguousarray(img), np.ascontiguousarray(t)
 
 
-def _aug_turn(img: np.ndarray, t: np.ndarray, rng: np.random.Generator):
+def _aug_turn(img: np.ndarray, t: np.ndarray, rng: np.random.Generator, full_angle: bool = False):
     """Turned by a random angle about the crop's centre, with the targets turned to match
     (offsets are vectors, directions turn twice as fast in cos 2θ, sin 2θ; what the turn
     brings in from outside the crop is marked invalid). Rows mostly lie square to the camera
@@ -171,10 +174,12 @@ def _aug_turn(img: np.ndarray, t: np.ndarray, rng: np.random.Generator):
     # sampling alone would shift them by up to half a pixel).
     cx = out[8] + out[1] * OFFSET_SCALE - centre[0]
     cy = out[9] + out[2] * OFFSET_SCALE - centre[1]
-    out[1] = (c * cx - s * cy + centre[0] - xs) / OFFSET_SCALE * out[0]
-    out[2] = (s * cx + c * cy + centre[1] - ys) / OFFSET_SCALE * out[0]
+    has = out[0] > 0  # where the offsets are defined (a face, or near an index point: `train_points`)
+    out[1] = (c * cx - s * cy + centre[0] - xs) / OFFSET_SCALE * has
+    out[2] = (s * cx + c * cy + centre[1] - ys) / OFFSET_SCALE * has
     out = out[:8]
-    c2, s2 = np.cos(2 * phi), np.sin(2 * phi)
+    turn = phi if full_angle else 2 * phi
+    c2, s2 = np.cos(turn), np.sin(turn)
     a, b = out[3].copy(), out[4].copy()
     out[3], out[4] = c2 * a - s2 * b, s2 * a + c2 * b
     return img, out
@@ -204,7 +209,8 @@ def _aug_hue(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
 
 
-def sample_batch(cache, rng, bs: int, size: int, turn_share: float = TURN_SHARE, hue_share: float = 0.0):
+def sample_batch(cache, rng, bs: int, size: int, turn_share: float = TURN_SHARE, hue_share: float = 0.0,
+                 full_angle: bool = False):
     xs, ts = [], []
     for _ in range(bs):
         img, t = cache[int(rng.integers(len(cache)))]
@@ -224,9 +230,9 @@ def sample_batch(cache, rng, bs: int, size: int, turn_share: float = TURN_SHARE,
         x0 = int(rng.integers(0, (W - size) // 2 + 1)) * 2
         im = img[y0:y0 + size, x0:x0 + size]
         tt = t[:, y0 // 2: (y0 + size) // 2, x0 // 2: (x0 + size) // 2]
-        im, tt = _aug_geom(im, tt, rng)
+        im, tt = _aug_geom(im, tt, rng, full_angle)
         if rng.random() < turn_share:
-            im, tt = _aug_turn(im, tt, rng)
+            im, tt = _aug_turn(im, tt, rng, full_angle)
         if rng.random() < hue_share:  # a card's face is a card's whatever the colours of table and print
             im = _aug_hue(im, rng)
         xs.append(_aug_photo(im, rng))

@@ -1,0 +1,158 @@
+"""Train the finder of cards by their corner index *points* (`cardpoints.onnx`) on rendered scenes.
+
+    /work/trainvenv/bin/python -m vision.train.train_points --scenes /work/data/s60 --steps 8000 \\
+        --init vision/models/cardindex.onnx
+
+`cardindex.onnx` marks the pixels of the cards' corner indices and lets each vote for its card's
+centre; in a tight fan the votes of neighbouring cards run together into one ridge and its cards
+are lost (`benchmarks/heap_misses.py`: most missed heap cards have no peak of their own), and an
+index under a card lying across it votes for that card. This network answers, per pixel of the
+same output grid, what can be told from the index alone: a heat map peaking at the middle of
+every corner index in view (CenterNet's Gaussian targets and focal loss, Zhou et al. 2019), the
+index's upright direction (cos θ, sin θ: a whole turn, as the digits show it), the offset to its
+card's centre and the card's size. Index middles lie apart even where centres crowd, and the
+direction is read from the glyph, not guessed from far away (`detect.decode_index_points`).
+
+Targets (`points.py`) need the renderer's truth with each card's index boxes
+(`scenes.item_outlines`'s `indices`, written since stop 60).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision.classify import MODELS_DIR
+from vision.detect import TARGET_WIDTH, shrink
+from vision.train.nets import CardNet, card_net_from_onnx, export_onnx, freeze_norms
+from vision.train.points import NEAR, index_points, point_targets
+from vision.train.train_det import sample_batch
+
+ANGLE_WEIGHT = 1.0
+
+
+def _cache_scene(args):
+    path, seed, target_width = args
+    rng = np.random.default_rng(seed)
+    img = cv2.imread(path)
+    truth = json.loads(Path(path[:-4] + ".json").read_text())
+    hp = Path(path[:-4] + "_hand.png")
+    hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
+    points = index_points(truth["items"], hand, img.shape[:2])
+    cards = [np.asarray(it["corners"]) for it in truth["items"] if it["obj"] == "card"]
+    cw = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards])) if cards else 100.0
+    out = []
+    # As the card detector's views (`train_det._cache_scene`): one near the size it reads best,
+    # one at any size.
+    k = target_width / TARGET_WIDTH
+    any_size = min(72.0, k * float(np.exp(rng.uniform(np.log(11), np.log(64)))))
+    for target in (k * rng.uniform(28, 46), any_size):
+        s = min(1.0, target / cw)
+        W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
+        small = shrink(img, W, H)
+        oh, ow = H // 2, W // 2
+        t = point_targets(points, s * (W / (img.shape[1] * s)), (oh, ow))
+        out.append((small[: oh * 2, : ow * 2], t.astype(np.float16)))
+    return out
+
+
+def loss_fn(pred: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, dict]:
+    """Focal loss on the heat (CenterNet's: α 2, β 4, positives at the targets' local peaks),
+    regression near the peaks."""
+    w = t[:, 7]
+    y = t[:, 0]
+    peak = ((y >= F.max_pool2d(y[:, None], 3, 1, 1)[:, 0]) & (y > 0.5)).float() * w
+    logp, log1p = F.logsigmoid(pred[:, 0]), F.logsigmoid(-pred[:, 0])
+    p = torch.sigmoid(pred[:, 0])
+    pos = -(logp * (1 - p) ** 2 * peak).sum()
+    neg = -(log1p * p ** 2 * (1 - y) ** 4 * (1 - peak) * w).sum()
+    n = peak.sum().clamp(min=1)
+    l_heat = (pos + neg) / n
+    m = (y >= NEAR).float() * w
+    nm = m.sum().clamp(min=1)
+    off = F.smooth_l1_loss(pred[:, 1:3], t[:, 1:3], reduction="none", beta=0.05).sum(1)
+    ang = ((pred[:, 3:5] - t[:, 3:5]) ** 2).sum(1)
+    size = F.smooth_l1_loss(pred[:, 5:7], t[:, 5:7], reduction="none", beta=0.05).sum(1)
+    l_off = (off * m).sum() / nm
+    l_ang = ANGLE_WEIGHT * (ang * m).sum() / nm
+    l_size = 0.5 * (size * m).sum() / nm
+    return l_heat + 2.0 * l_off + l_ang + l_size, {"heat": float(l_heat.detach()), "off": float(l_off.detach()),
+                                                   "ang": float(l_ang.detach()), "size": float(l_size.detach())}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", required=True)
+    ap.add_argument("--steps", type=int, default=8000)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--size", type=int, default=192)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", default=str(MODELS_DIR))
+    ap.add_argument("--name", default="cardpoints")
+    ap.add_argument("--ckpt", default="/work/data/cardpoints.pt")
+    ap.add_argument("--init", default=None, help="start from this state dict or an exported CardNet .onnx")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--target-width", type=float, default=48.0)
+    ap.add_argument("--turn-share", type=float, default=0.5, help="share of crops turned by a random angle")
+    ap.add_argument("--hue-share", type=float, default=0.3, help="share of crops with their hues turned")
+    a = ap.parse_args(argv)
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    files = sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))
+    if a.limit:
+        files = files[: a.limit]
+    t0 = time.time()
+    with mp.Pool(a.threads) as pool:
+        cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width) for i, f in enumerate(files)],
+                                        chunksize=8) for c in lst]
+    print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
+    frozen = bool(a.init and a.init.endswith(".onnx"))
+    if frozen:
+        model = card_net_from_onnx(a.init)
+    else:
+        model = CardNet()
+        if a.init:
+            model.load_state_dict(torch.load(a.init))
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.steps, pct_start=0.1)
+    model.train()
+    if frozen:
+        freeze_norms(model)
+    t0 = time.time()
+    acc = {"heat": 0.0, "off": 0.0, "ang": 0.0, "size": 0.0}
+    for step in range(1, a.steps + 1):
+        x, t = sample_batch(cache, rng, a.batch, a.size, a.turn_share, a.hue_share, full_angle=True)
+        loss, parts = loss_fn(model(x.contiguous(memory_format=torch.channels_last)), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        for k in acc:
+            acc[k] += parts[k]
+        if step % 200 == 0:
+            print(f"step {step}: " + " ".join(f"{k} {v / 200:.4f}" for k, v in acc.items())
+                  + f" ({time.time() - t0:.0f} s)", flush=True)
+            acc = dict.fromkeys(acc, 0.0)
+            torch.save(model.state_dict(), a.ckpt)
+    torch.save(model.state_dict(), a.ckpt)
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    export_onnx(model, str(Path(a.out) / f"{a.name}.onnx"), (3, 256, 256), dynamic_hw=True)
+    info = {"target_width": a.target_width, "widths": "8,16,32,64", "face_bleed": [0.0, 0.0], "faces": "points"}
+    (Path(a.out) / f"{a.name}.json").write_text(json.dumps(info) + "\n")
+    print("saved", Path(a.out) / f"{a.name}.onnx", flush=True)
+
+
+if __name__ == "__main__":
+    main()
