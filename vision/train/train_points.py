@@ -48,7 +48,7 @@ def _cache_scene(args):
     hp = Path(path[:-4] + "_hand.png")
     hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
     if any(it["obj"] == "card" and "indices" not in it for it in truth["items"]):
-        raise SystemExit(f"{path}: its cards carry no index boxes (scenes rendered before stop 60: render them again)")
+        raise ValueError(f"{path}: its cards carry no index boxes (scenes rendered before stop 60: render them again)")
     points = index_points(truth["items"], hand, img.shape[:2])
     cards = [np.asarray(it["corners"]) for it in truth["items"] if it["obj"] == "card"]
     cw = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards])) if cards else 100.0
