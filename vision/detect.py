@@ -813,7 +813,7 @@ def decode_indices(out: NetOutput, img_w: int, img_h: int, card_w: float, aspect
     return dets
 
 
-# Cards found by their corner index points (`cardpoints.onnx`, `train/train_points.py`): the
+# Cards found by their corner index points (a finder trained by `train/train_points.py`; none ships): the
 # network's heat peaks at the middle of every corner index in view, where it also says which
 # way the index stands (a whole turn) and where its card's centre lies.
 POINT_HEAT = 0.3  # least heat of an index's peak

@@ -155,7 +155,8 @@ def _aug_geom(img: np.ndarray, t: np.ndarray, rng: np.random.Generator, full_ang
 
 def _aug_turn(img: np.ndarray, t: np.ndarray, rng: np.random.Generator, full_angle: bool = False):
     """Turned by a random angle about the crop's centre, with the targets turned to match
-    (offsets are vectors, directions turn twice as fast in cos 2θ, sin 2θ; what the turn
+    (offsets are vectors, directions turn twice as fast in cos 2θ, sin 2θ, as fast with
+    `full_angle`; what the turn
     brings in from outside the crop is marked invalid). Rows mostly lie square to the camera
     in rendered scenes: without turns the network never learnt sin 2θ (it answered 0)."""
     phi = float(rng.uniform(0.0, 2.0 * np.pi))
