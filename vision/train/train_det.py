@@ -105,20 +105,14 @@ def targets(items: list[dict], hand: np.ndarray | None, s: float, out_hw: tuple[
     return out
 
 
-def _cache_scene(args):
-    path, seed, target_width, faces = args
-    rng = np.random.default_rng(seed)
-    img = cv2.imread(path)
-    truth = json.loads(Path(path[:-4] + ".json").read_text())
-    hp = Path(path[:-4] + "_hand.png")
-    hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
-    cards = [np.asarray(it["corners"]) for it in truth["items"] if it["obj"] == "card"]
-    if not cards:
-        cw = 100.0
-    else:
-        cw = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards]))
+def scene_views(img: np.ndarray, items: list[dict], rng: np.random.Generator, target_width: float,
+                make_targets) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A scene's two training views, each (picture, its targets as float16): one near the card
+    width the network reads best, one at any size (the first passes). `make_targets(s, (oh,
+    ow))` draws the targets of the picture scaled by s on its output grid."""
+    cards = [np.asarray(it["corners"]) for it in items if it["obj"] == "card"]
+    cw = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards])) if cards else 100.0
     out = []
-    # One view near the size the network reads best, one at any size (the first passes).
     k = target_width / TARGET_WIDTH
     any_size = min(72.0, k * float(np.exp(rng.uniform(np.log(11), np.log(64)))))  # capped: memory
     for target in (k * rng.uniform(28, 46), any_size):
@@ -126,9 +120,23 @@ def _cache_scene(args):
         W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
         small = shrink(img, W, H)  # as the recogniser reduces photos
         oh, ow = H // 2, W // 2
-        t = targets(truth["items"], hand, s * (W / (img.shape[1] * s)), (oh, ow), faces)
+        t = make_targets(s * (W / (img.shape[1] * s)), (oh, ow))
         out.append((small[: oh * 2, : ow * 2], t.astype(np.float16)))
     return out
+
+
+def read_scene(path: str) -> tuple[np.ndarray, dict, np.ndarray | None]:
+    """A rendered training scene (`scenes.py`): the photo, its truth and the hand's coverage."""
+    truth = json.loads(Path(path[:-4] + ".json").read_text())
+    hp = Path(path[:-4] + "_hand.png")
+    return cv2.imread(path), truth, cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
+
+
+def _cache_scene(args):
+    path, seed, target_width, faces = args
+    img, truth, hand = read_scene(path)
+    return scene_views(img, truth["items"], np.random.default_rng(seed), target_width,
+                       lambda s, hw: targets(truth["items"], hand, s, hw, faces))
 
 
 def _aug_geom(img: np.ndarray, t: np.ndarray, rng: np.random.Generator, full_angle: bool = False):

@@ -26,45 +26,27 @@ import multiprocessing as mp
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from vision.classify import MODELS_DIR
-from vision.detect import TARGET_WIDTH, shrink
 from vision.train.nets import CardNet, card_net_from_onnx, export_onnx, freeze_norms
 from vision.train.points import NEAR, index_points, point_targets
-from vision.train.train_det import sample_batch
+from vision.train.train_det import read_scene, sample_batch, scene_views
 
 ANGLE_WEIGHT = 1.0
 
 
 def _cache_scene(args):
     path, seed, target_width = args
-    rng = np.random.default_rng(seed)
-    img = cv2.imread(path)
-    truth = json.loads(Path(path[:-4] + ".json").read_text())
-    hp = Path(path[:-4] + "_hand.png")
-    hand = cv2.imread(str(hp), cv2.IMREAD_GRAYSCALE) if hp.exists() else None
+    img, truth, hand = read_scene(path)
     if any(it["obj"] == "card" and "indices" not in it for it in truth["items"]):
         raise ValueError(f"{path}: its cards carry no index boxes (scenes rendered before stop 60: render them again)")
     points = index_points(truth["items"], hand, img.shape[:2])
-    cards = [np.asarray(it["corners"]) for it in truth["items"] if it["obj"] == "card"]
-    cw = float(np.median([np.linalg.norm(q[1] - q[0]) for q in cards])) if cards else 100.0
-    out = []
-    # As the card detector's views (`train_det._cache_scene`): one near the size it reads best,
-    # one at any size.
-    k = target_width / TARGET_WIDTH
-    any_size = min(72.0, k * float(np.exp(rng.uniform(np.log(11), np.log(64)))))
-    for target in (k * rng.uniform(28, 46), any_size):
-        s = min(1.0, target / cw)
-        W, H = int(round(img.shape[1] * s)), int(round(img.shape[0] * s))
-        small = shrink(img, W, H)
-        oh, ow = H // 2, W // 2
-        t = point_targets(points, s * (W / (img.shape[1] * s)), (oh, ow))
-        out.append((small[: oh * 2, : ow * 2], t.astype(np.float16)))
-    return out
+    # The card detector's two views (`train_det.scene_views`)
+    return scene_views(img, truth["items"], np.random.default_rng(seed), target_width,
+                       lambda s, hw: point_targets(points, s, hw))
 
 
 def loss_fn(pred: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, dict]:
