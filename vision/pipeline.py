@@ -785,21 +785,26 @@ class Recognizer:
         top = ROW_VALUES.get(game or "")  # the classes a row game is played with weigh 1, the rest 0
         self._played = None if top is None else np.array(
             [not (c.isdigit() and int(c) > top) for c in CARD_CLASSES], float)
-        self.card_width: float | None = None  # card width seen last (or taught with the deck), pixels
+        self.card_width: float | None = None  # card width seen last, pixels
         self.turn = 0.0  # degrees the table lies turned in the picture (read square-on when it is)
         self._last: Observation | None = None
         self.forget()
-        # A profile taught with another classifier (an update shipped since) keeps its inks and
-        # card size; its prototypes, features of the old network, would pull readings astray.
+        # A profile taught with another classifier (an update shipped since) keeps its inks; its
+        # prototypes, features of the old network, would pull readings astray.
         self.prototypes = profile is not None and getattr(profile, "features", "") == self.classifier.fingerprint
         if profile is not None and not self.prototypes:
             log.warning("deck profile %r was taught with another card classifier: its taught shapes are not "
-                        "used (its inks and card size are); teach the deck again", getattr(profile, "name", "?"))
+                        "used (its inks are); teach the deck again", getattr(profile, "name", "?"))
 
     # -- detection --------------------------------------------------------------------------
     def forget(self) -> None:
         """A new table (another camera, another game's set-up): nothing carried from earlier pictures."""
-        self.card_width = getattr(self.profile, "card_width_px", None) if self.profile is not None else None
+        # The card size is searched for on the first picture even with a deck profile: the size it
+        # was taught at holds only while the camera has not moved, and a detector run at a third
+        # of the cards' size finds their numerals as cards and vouches for that size itself
+        # (held-out printings, the camera's height changed: 96.4 -> 93.1 % read exactly with the
+        # taught size, `benchmarks/vision_taught.py`).
+        self.card_width = None
         self.turn = 0.0
         self.aspect: float | None = None  # the deck's cards' height / width, as last measured
         self._last = None
@@ -831,8 +836,8 @@ class Recognizer:
     def _detect_all(self, image: np.ndarray) -> list[Detection]:
         known = self.card_width
         if known is not None:
-            # The camera does not move between pictures: the card size seen last time (or
-            # taught with the deck) spares the passes that look for it, if it still holds.
+            # The camera does not move between pictures: the card size seen last time spares the
+            # passes that look for it, if it still holds.
             dets, width = self._find(image, known)
             if dets and width is not None and abs(math.log(width / known)) < math.log(WIDTH_HOLDS):
                 self.card_width = width
@@ -1971,17 +1976,21 @@ class Recognizer:
             readings = name_inks(measure_inks(pixs, light, stocks=stocks), SUITS, inks=inks)
         else:
             light = table_white(stocks)
-            inks = getattr(self.profile, "inks", None) if self.profile is not None else None
-            inks = inks or None
             measured = measure_inks(pixs, light, stocks=stocks)
-            readings = name_inks(measured, SUITS, inks=inks)
-            if not inks:  # no profile: this table's own inks, measured on a first reading
-                # Of cards read surely only: patches of a red gingham that read as unsure cards
-                # made an ink cluster of their own, and the suits were named one step round.
-                sure = [r for c, r in zip(numbered, readings, strict=True) if self._sureness(c) >= INK_SURE]
-                inks = hue_order_inks(sure) or table_inks(sure) or None
-                if inks:  # named again against the same white
-                    readings = name_inks(measured, SUITS, inks=inks)
+            readings = name_inks(measured, SUITS)
+            # This table's own inks, measured on a first reading by hue sectors, of cards read
+            # surely only: patches of a red gingham that read as unsure cards made an ink
+            # cluster of their own, and the suits were named one step round. They are seen in
+            # this light; a deck profile's inks, seen in the light it was taught in, only stand
+            # in for them on a table showing too few cards to measure (always used, they named
+            # colours worse: train printings 97.63 -> 97.15 % read exactly, held out 96.43 ->
+            # 96.25 %, `benchmarks/vision_taught.py --parts inks`).
+            sure = [r for c, r in zip(numbered, readings, strict=True) if self._sureness(c) >= INK_SURE]
+            inks = hue_order_inks(sure) or table_inks(sure) or None
+            if not inks and self.profile is not None:
+                inks = getattr(self.profile, "inks", None) or None
+            if inks:  # named again against the same white
+                readings = name_inks(measured, SUITS, inks=inks)
             ctx.inks = (light, inks)
         for c, r in zip(numbered, readings, strict=True):
             c.colour = r.name
