@@ -137,6 +137,7 @@ MIDDLE_IS_CARD = 0.9
 # most, no pass vouched, and the bands round its indices were taken for the cards: none read).
 VOUCH_CENTRE = 0.7
 WIDTH_HOLDS = 1.25  # a remembered card width is kept while cards measure within this factor of it
+WHOLE_VIEW_CHANGED = 0.6  # share of the picture changed regions must cover for all to be measured anew
 # Two neighbours of a row whose numbers jump (a 9 beside a 12) have cards between them that the
 # detector did not split: in a tight row two narrow strips can make one outline. The stretch
 # between them is read at index crops every BETWEEN_STEP card widths, not nearer than
@@ -375,6 +376,14 @@ class ReadContext:
 
 # ----------------------------------------------------------------------------------------
 # The recogniser
+
+
+def _share_covered(regions, w: int, h: int) -> float:
+    """Share of a w×h picture the boxes (x0, y0, x1, y1) cover together (on an 8-pixel grid)."""
+    grid = np.zeros(((h + 7) // 8, (w + 7) // 8), bool)
+    for x0, y0, x1, y1 in regions:
+        grid[max(0, y0) // 8:max(0, y1 + 7) // 8, max(0, x0) // 8:max(0, x1 + 7) // 8] = True
+    return float(grid.mean())
 
 
 def _centred_in(card: CardReading, regions) -> bool:
@@ -890,6 +899,12 @@ class Recognizer:
             last = self._last
             if last is None or last.size != (w, h) or (self.card_width is None and self.game not in _NO_CARDS):
                 regs = None  # nothing to update: read everything
+            elif _share_covered(regs, w, h) >= WHOLE_VIEW_CHANGED:
+                # The whole view changed: the camera was moved (or the table cleared and laid
+                # anew). The card size and the table's lie measured before may no longer hold,
+                # and one found at a third of the cards' size vouches for itself.
+                self.forget()
+                regs = None
         window = None
         if regs is not None and not readers_for(self.game or ""):
             # Only the cards in the regions are read: crops need no reduction of the whole photo.

@@ -1335,3 +1335,34 @@ def test_the_central_numeral_is_read_only_where_the_classifier_was_taught_it(mon
     n, whole = numerals_cut(True)
     assert n >= whole > 0
     assert numerals_cut(True, numerals=False)[0] == 0
+
+
+def test_a_whole_view_changed_is_measured_anew():
+    """The camera lowered over the table between two pictures: the stabiliser reports the whole
+    frame changed. The card size remembered from the first picture (64 px) would have the detector
+    take the cards' numerals for cards (246 px now, 0 of 7 read); the size is searched for again."""
+    design = random_design(np.random.default_rng(7), "holdout")
+    calm = {"tilt_x_deg": 0.3, "tilt_y_deg": -0.3, "focus_sigma": 0.7, "motion_px": 0.0}
+
+    def table(view_w_mm):
+        return render(random_scene("elfer-raus", np.random.default_rng([7, 5]), "holdout", design=design, mode="side",
+                                   rows=2, hand=False, distractors=False, camera=calm, view_w_mm=view_w_mm, size=FULL))
+
+    (far, far_truth), (near, near_truth) = table(1500), table(400)
+    rec = Recognizer("elfer-raus")
+    first = rec.read(far)
+    assert score_scene(far_truth, [c.to_json() for c in first.cards]).exact == len(far_truth["cards"])
+    h, w = near.shape[:2]
+    obs = rec.read(near, regions=[(0, 0, w // 2 + 40, h), (w // 2, 0, w, h)])
+    s = score_scene(near_truth, [c.to_json() for c in obs.cards])
+    assert obs.extra["card_width"] > 3 * first.extra["card_width"]
+    assert s.exact == s.truth and s.predicted == s.truth
+
+
+def test_covered_share_counts_overlaps_once():
+    from vision.pipeline import _share_covered
+
+    assert _share_covered([(0, 0, 800, 600)], 1600, 1200) == pytest.approx(0.25)
+    assert _share_covered([(0, 0, 800, 600), (0, 0, 800, 600), (400, 0, 800, 600)], 1600, 1200) == pytest.approx(0.25)
+    assert _share_covered([(-50, -50, 2000, 2000)], 1600, 1200) == 1.0
+    assert _share_covered([], 1600, 1200) == 0.0
