@@ -1338,9 +1338,13 @@ def test_the_central_numeral_is_read_only_where_the_classifier_was_taught_it(mon
 
 
 def test_a_whole_view_changed_is_measured_anew():
-    """The camera lowered over the table between two pictures: the stabiliser reports the whole
-    frame changed. The card size remembered from the first picture (64 px) would have the detector
-    take the cards' numerals for cards (246 px now, 0 of 7 read); the size is searched for again."""
+    """The camera lowered over the table: once it is still again, the stabiliser reports the
+    regions that changed. The card size remembered from the first picture (64 px) would have the
+    detector take the cards' numerals for cards (246 px now: 0 of 7 read, 15 false); the size is
+    searched for again."""
+    from vision.sources import Frame, lores_of
+    from vision.stabilizer import Stabilizer
+
     design = random_design(np.random.default_rng(7), "holdout")
     calm = {"tilt_x_deg": 0.3, "tilt_y_deg": -0.3, "focus_sigma": 0.7, "motion_px": 0.0}
 
@@ -1349,11 +1353,18 @@ def test_a_whole_view_changed_is_measured_anew():
                                    rows=2, hand=False, distractors=False, camera=calm, view_w_mm=view_w_mm, size=FULL))
 
     (far, far_truth), (near, near_truth) = table(1500), table(400)
+    stab, events, seq = Stabilizer(), [], 0
+    for image, frames in ((far, 10), (near, 150)):
+        for _ in range(frames):
+            seq += 1
+            event = stab.feed(Frame(image=image, lores=lores_of(image), seq=seq, time=seq / 15))
+            if event is not None:
+                events.append(event)
+    assert [e.first for e in events] == [True, False]
     rec = Recognizer("elfer-raus")
-    first = rec.read(far)
+    first = rec.read(events[0].image)
     assert score_scene(far_truth, [c.to_json() for c in first.cards]).exact == len(far_truth["cards"])
-    h, w = near.shape[:2]
-    obs = rec.read(near, regions=[(0, 0, w // 2 + 40, h), (w // 2, 0, w, h)])
+    obs = rec.read(events[1].image, regions=[tuple(b) for b in events[1].regions])
     s = score_scene(near_truth, [c.to_json() for c in obs.cards])
     assert obs.extra["card_width"] > 3 * first.extra["card_width"]
     assert s.exact == s.truth and s.predicted == s.truth
