@@ -238,7 +238,7 @@ def main() -> None:
             if not a.json and n % 20 == 0:
                 print(f"  {n}/{len(jobs)} scenes, {time.time() - t0:.0f} s", flush=True)
     summ = total.summary()
-    summ.update(pool=a.pool, seed=a.seed, cards=a.cards, indices=a.indices, settings=settings,
+    summ.update(pool=a.pool, seed=a.seed, card_family=a.cards, indices=a.indices, settings=settings,
                 read_ms_median_loaded_machine=float(np.median(times)))
     if reread[0]:
         summ["region_reread"] = {"cards": int(reread[0]), "exact_full_read": round(float(reread[1] / reread[0]), 4),
