@@ -40,6 +40,7 @@ WHOLE, INDEX, NUMERAL = 0, 1, 2  # crop kinds; numeral crops are taught no proto
 # 97.67 % at 4, 97.37 % at 12 (the earlier default); pulled harder, tables' crops that only look
 # like a taught card are read as it.
 STRENGTH = 4.0
+OLD_STRENGTH = 12.0  # the default until stop 61, stored in the profiles taught then
 # Joint logits (class × 2 orientations) of the classes no deck is taught: no card, a card's back.
 _UNTAUGHT = [2 * CARD_CLASSES.index(c) + o for c in ("none", "back") for o in (0, 1)]
 
@@ -114,6 +115,14 @@ class DeckProfile:
         return out
 
 
+def _strength(stored) -> float:
+    """The pull of a loaded profile: profiles taught before stop 61 stored the default of then
+    (12, never a player's choice), which pulled readings too hard; they take today's."""
+    if stored is None or float(stored) == OLD_STRENGTH:
+        return STRENGTH
+    return float(stored)
+
+
 def load_profile(path: str | Path) -> DeckProfile:
     folder = Path(path)
     if folder.is_file() and folder.name == "profile.json":
@@ -149,7 +158,7 @@ def load_profile(path: str | Path) -> DeckProfile:
     return DeckProfile(name=str(meta["name"]), game=meta.get("game"), classes=list(meta["classes"]),
                        card_aspect=meta.get("card_aspect"), card_width_px=meta.get("card_width_px"), inks=inks,
                        proto_feats=feats, proto_labels=labels.astype(np.int32), proto_kinds=kinds.astype(np.int8),
-                       created=str(meta.get("created", "")), strength=float(meta.get("strength", STRENGTH)),
+                       created=str(meta.get("created", "")), strength=_strength(meta.get("strength")),
                        features=str(meta.get("features", "")))
 
 

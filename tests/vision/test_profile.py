@@ -12,7 +12,17 @@ import pytest
 
 from vision.classify import CARD_CLASSES
 from vision.pipeline import Recognizer
-from vision.profile import INDEX, WHOLE, DeckProfile, ProfileError, draft, load_profile, teach
+from vision.profile import (
+    INDEX,
+    OLD_STRENGTH,
+    STRENGTH,
+    WHOLE,
+    DeckProfile,
+    ProfileError,
+    draft,
+    load_profile,
+    teach,
+)
 from vision.render import random_design, random_scene, render
 from vision.train.evaluate import FULL, score_scene
 
@@ -155,3 +165,19 @@ def test_the_tables_own_inks_name_colours_before_the_profiles(taught):
     assert s.truth >= 12 and s.exact >= s.truth - 1 and not s.colour_swaps
     colours = {c.color for c in obs.cards}
     assert {"red", "blue"} <= colours
+
+
+def test_profiles_taught_before_take_todays_pull(taught, tmp_path):
+    """The pull stored by profiles taught before it was lowered was the default of then, not a
+    player's choice: such a profile pulls as gently as a new one; any other stored value stands."""
+    _design, _profile, folder = taught
+    meta = json.loads((folder / "profile.json").read_text())
+    for stored, expected in ((OLD_STRENGTH, STRENGTH), (7.5, 7.5), (None, STRENGTH)):
+        d = tmp_path / f"p{stored}"
+        d.mkdir()
+        m = {k: v for k, v in meta.items() if k != "strength"}
+        if stored is not None:
+            m["strength"] = stored
+        (d / "profile.json").write_text(json.dumps(m))
+        (d / "prototypes.npz").write_bytes((folder / "prototypes.npz").read_bytes())
+        assert load_profile(d).strength == expected
