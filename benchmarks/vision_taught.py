@@ -122,13 +122,13 @@ def main() -> None:
     games = tuple(g for g in a.games.split(",") if g)
     bad = [g for g in games if g not in GAMES]
     if bad:
-        sys.exit(f"--games: {', '.join(bad)} not measured here (one of {', '.join(GAMES)})")
+        ap.error(f"--games: {', '.join(bad)} not measured here (one of {', '.join(GAMES)})")
     from vision.train.evaluate import Score
 
     t0 = time.time()
     parts = {p for p in a.parts.split(",") if p}
     if parts - {"shapes", "inks"}:
-        sys.exit(f"--parts: {', '.join(sorted(parts - {'shapes', 'inks'}))} unknown (shapes, inks)")
+        ap.error(f"--parts: {', '.join(sorted(parts - {'shapes', 'inks'}))} unknown (shapes, inks)")
     from vision.profile import STRENGTH
 
     strength = STRENGTH if a.strength is None else a.strength
