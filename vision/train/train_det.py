@@ -269,6 +269,63 @@ def loss_fn(pred: torch.Tensor, t: torch.Tensor, direction: str = "l1",
                                     "dir": float(l_dir.detach())}
 
 
+def cache_scenes(folder: str, limit: int, threads: int, cache_scene, *extra) -> list:
+    """The training views of the scenes in `folder` (`cache_scene((path, index, *extra))` gives a
+    scene's list of views), made in `threads` processes."""
+    files = sorted(glob.glob(str(Path(folder) / "train_*.jpg")))
+    if limit:
+        files = files[:limit]
+    t0 = time.time()
+    with mp.Pool(threads) as pool:
+        cache = [c for lst in pool.imap(cache_scene, [(f, i, *extra) for i, f in enumerate(files)], chunksize=8)
+                 for c in lst]
+    print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
+    return cache
+
+
+def start_model(init: str | None, widths: tuple[int, ...] = (8, 16, 32, 64), freeze: bool = False
+                ) -> tuple[CardNet, bool]:
+    """A CardNet to train: new, a state dict, or an export (its norms folded); and whether its batch
+    norms stay frozen (an export, or `freeze`: a network grown from one by `widen`)."""
+    frozen = bool(init and (init.endswith(".onnx") or freeze))
+    if init and init.endswith(".onnx"):
+        model = card_net_from_onnx(init, widths)
+    else:
+        model = CardNet(widths)
+        if init:
+            model.load_state_dict(torch.load(init))
+    print("parameters", sum(p.numel() for p in model.parameters()), flush=True)
+    return model.to(memory_format=torch.channels_last), frozen  # oneDNN convolutions run ~1.8x faster on CPU
+
+
+def fit(model: CardNet, frozen: bool, batch, loss, steps: int, lr: float, ckpt: str) -> CardNet:
+    """`steps` of AdamW with a one-cycle rate on `batch()` (inputs, targets) and `loss(pred, t)`
+    (total, {part: value}); the parts' means printed and the state dict saved every 200 steps."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    model.train()
+    if frozen:
+        freeze_norms(model)
+    t0 = time.time()
+    acc: dict[str, float] = {}
+    for step in range(1, steps + 1):
+        x, t = batch()
+        total, parts = loss(model(x.contiguous(memory_format=torch.channels_last)), t)
+        opt.zero_grad()
+        total.backward()
+        opt.step()
+        sched.step()
+        for k, v in parts.items():
+            acc[k] = acc.get(k, 0.0) + v
+        if step % 200 == 0:
+            print(f"step {step}: " + " ".join(f"{k} {v / 200:.4f}" for k, v in acc.items())
+                  + f" ({time.time() - t0:.0f} s)", flush=True)
+            acc = {}
+            torch.save(model.state_dict(), ckpt)
+    torch.save(model.state_dict(), ckpt)
+    return model
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", required=True)
@@ -297,50 +354,11 @@ def main(argv=None) -> None:
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    files = sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))
-    if a.limit:
-        files = files[: a.limit]
-    t0 = time.time()
-    with mp.Pool(a.threads) as pool:
-        cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width, a.faces) for i, f in enumerate(files)],
-                                                          chunksize=8) for c in lst]
-    print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
-    widths = tuple(int(v) for v in a.widths.split(","))
-    # An export (its norms folded) or a network grown from one (`widen`): norms kept frozen.
-    frozen = bool(a.init and (a.init.endswith(".onnx") or a.freeze_norms))
-    if a.init and a.init.endswith(".onnx"):
-        model = card_net_from_onnx(a.init, widths)
-    else:
-        model = CardNet(widths)
-        if a.init:
-            model.load_state_dict(torch.load(a.init))
-    print("parameters", sum(p.numel() for p in model.parameters()), flush=True)
-    model = model.to(memory_format=torch.channels_last)  # oneDNN convolutions run ~1.8x faster on CPU
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.steps, pct_start=0.1)
-    model.train()
-    if frozen:
-        freeze_norms(model)
-    t0 = time.time()
-    acc = {"face": 0.0, "reg": 0.0, "dir": 0.0}
+    cache = cache_scenes(a.scenes, a.limit, a.threads, _cache_scene, a.target_width, a.faces)
+    model, frozen = start_model(a.init, tuple(int(v) for v in a.widths.split(",")), a.freeze_norms)
     pos_weight = torch.tensor(a.pos_weight)
-    for step in range(1, a.steps + 1):
-        x, t = sample_batch(cache, rng, a.batch, a.size, a.turn_share, a.hue_share)
-        x = x.contiguous(memory_format=torch.channels_last)
-        loss, parts = loss_fn(model(x), t, a.direction_loss, pos_weight)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        for k in acc:
-            acc[k] += parts[k]
-        if step % 200 == 0:
-            print(f"step {step}: face {acc['face'] / 200:.4f} reg {acc['reg'] / 200:.4f} dir {acc['dir'] / 200:.4f}"
-                  f" ({time.time() - t0:.0f} s)",
-                  flush=True)
-            acc = dict.fromkeys(acc, 0.0)
-            torch.save(model.state_dict(), a.ckpt)
-    torch.save(model.state_dict(), a.ckpt)
+    model = fit(model, frozen, lambda: sample_batch(cache, rng, a.batch, a.size, a.turn_share, a.hue_share),
+                lambda pred, t: loss_fn(pred, t, a.direction_loss, pos_weight), a.steps, a.lr, a.ckpt)
     Path(a.out).mkdir(parents=True, exist_ok=True)
     name = "cardnet" if a.faces == "card" else "cardindex"
     export_onnx(model, str(Path(a.out) / f"{name}.onnx"), (3, 256, 256), dynamic_hw=True)

@@ -20,10 +20,7 @@ Targets (`points.py`) need the renderer's truth with each card's index boxes
 from __future__ import annotations
 
 import argparse
-import glob
 import json
-import multiprocessing as mp
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,9 +28,9 @@ import torch
 import torch.nn.functional as F
 
 from vision.classify import MODELS_DIR
-from vision.train.nets import CardNet, card_net_from_onnx, export_onnx, freeze_norms
+from vision.train.nets import export_onnx
 from vision.train.points import NEAR, index_points, point_targets
-from vision.train.train_det import read_scene, sample_batch, scene_views
+from vision.train.train_det import cache_scenes, fit, read_scene, sample_batch, scene_views, start_model
 
 ANGLE_WEIGHT = 1.0
 
@@ -93,44 +90,10 @@ def main(argv=None) -> None:
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    files = sorted(glob.glob(str(Path(a.scenes) / "train_*.jpg")))
-    if a.limit:
-        files = files[: a.limit]
-    t0 = time.time()
-    with mp.Pool(a.threads) as pool:
-        cache = [c for lst in pool.imap(_cache_scene, [(f, i, a.target_width) for i, f in enumerate(files)],
-                                        chunksize=8) for c in lst]
-    print(f"cached {len(cache)} views of {len(files)} scenes in {time.time() - t0:.0f} s", flush=True)
-    frozen = bool(a.init and a.init.endswith(".onnx"))
-    if frozen:
-        model = card_net_from_onnx(a.init)
-    else:
-        model = CardNet()
-        if a.init:
-            model.load_state_dict(torch.load(a.init))
-    model = model.to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.steps, pct_start=0.1)
-    model.train()
-    if frozen:
-        freeze_norms(model)
-    t0 = time.time()
-    acc = {"heat": 0.0, "off": 0.0, "ang": 0.0, "size": 0.0}
-    for step in range(1, a.steps + 1):
-        x, t = sample_batch(cache, rng, a.batch, a.size, a.turn_share, a.hue_share, full_angle=True)
-        loss, parts = loss_fn(model(x.contiguous(memory_format=torch.channels_last)), t)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        for k in acc:
-            acc[k] += parts[k]
-        if step % 200 == 0:
-            print(f"step {step}: " + " ".join(f"{k} {v / 200:.4f}" for k, v in acc.items())
-                  + f" ({time.time() - t0:.0f} s)", flush=True)
-            acc = dict.fromkeys(acc, 0.0)
-            torch.save(model.state_dict(), a.ckpt)
-    torch.save(model.state_dict(), a.ckpt)
+    cache = cache_scenes(a.scenes, a.limit, a.threads, _cache_scene, a.target_width)
+    model, frozen = start_model(a.init)
+    model = fit(model, frozen, lambda: sample_batch(cache, rng, a.batch, a.size, a.turn_share, a.hue_share,
+                                                    full_angle=True), loss_fn, a.steps, a.lr, a.ckpt)
     Path(a.out).mkdir(parents=True, exist_ok=True)
     export_onnx(model, str(Path(a.out) / f"{a.name}.onnx"), (3, 256, 256), dynamic_hw=True)
     info = {"target_width": a.target_width, "widths": "8,16,32,64", "face_bleed": [0.0, 0.0], "faces": "points"}
