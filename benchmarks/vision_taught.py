@@ -36,29 +36,13 @@ COUNT_SHARE = 0.2  # as vision_accuracy.py
 CALM = {"tilt_x_deg": 0.3, "tilt_y_deg": -0.3, "focus_sigma": 0.7, "motion_px": 0.0}
 
 
-def confirm(cards: list[dict], truth: dict) -> list[dict | None]:
-    """The players' confirmation: each drafted card named as the card lying there (within 0.3 of
-    a card's width of its centre), None where no card lies."""
-    out: list[dict | None] = []
-    for c in cards:
-        centre = np.mean(c["corners"], axis=0)
-        best, bd = None, 1e9
-        for t in truth["cards"]:
-            d = float(np.linalg.norm(np.mean(t["corners"], axis=0) - centre))
-            if d < bd:
-                best, bd = t, d
-        w = float(np.linalg.norm(np.subtract(best["corners"][1], best["corners"][0]))) if best else 0.0
-        out.append({k: best[k] for k in ("kind", "value", "color")} if best and bd < 0.3 * w else None)
-    return out
-
-
 def _job(args: tuple) -> dict:
     seed, d, games, n_layouts, n_tables, parts, strength, pool, family = args
     from vision.pipeline import Recognizer
     from vision.profile import draft, teach
     from vision.render import random_design, random_scene, render
     from vision.render.designs import card_family
-    from vision.train.evaluate import FULL, Score, score_scene
+    from vision.train.evaluate import FULL, Score, confirm_from_truth, score_scene
 
     rng = np.random.default_rng([seed, d])
     design = random_design(rng, pool)
@@ -77,7 +61,7 @@ def _job(args: tuple) -> dict:
             cards = draft(rec, image)
             images.append(image)
             drafts.append(cards)
-            labels.append(confirm(cards, truth))
+            labels.append(confirm_from_truth(cards, truth))
         profile = teach(rec, images, drafts, labels, name=f"design {d}")
         out["taught"] += len(profile.classes)
         profile.strength = strength if "shapes" in parts else 0.0

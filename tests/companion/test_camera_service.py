@@ -21,6 +21,7 @@ from companion.simcamera import SimCamera
 from companion.store import Store
 from vision.sources import Frame, lores_of
 from vision.stabilizer import StabilizerConfig
+from vision.train.evaluate import confirm_from_truth
 
 
 class TruthReading:
@@ -95,17 +96,9 @@ def test_teach_this_deck_stores_a_profile_the_readings_then_use(tmp_path: Path) 
     drafted = service.teach("elfer-raus-junior")["cards"]
     assert len(drafted) >= 10
 
-    def label(card: dict[str, Any]) -> dict[str, Any] | None:
-        """The player's correction: the true card under the read outline (None: not a card)."""
-        centre = np.mean(card["corners"], axis=0)
-        for t in truth["cards"]:
-            if np.linalg.norm(np.mean(t["corners"], axis=0) - centre) < 20:
-                return {"kind": t["kind"], "value": t["value"], "color": str(t["color"])}
-        return None
-
     with pytest.raises(ValueError, match="confirmed"):
         service.teach_confirm("elfer-raus-junior", [None])
-    out = service.teach_confirm("elfer-raus-junior", [label(c) for c in drafted])
+    out = service.teach_confirm("elfer-raus-junior", confirm_from_truth(drafted, truth))
     assert out["message"]["fr"] and len(out["classes"]) >= 5
     assert (tmp_path / "decks" / "elfer-raus-junior" / "profile.json").is_file()
     assert service._recognizer("elfer-raus-junior").profile is not None

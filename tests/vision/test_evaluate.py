@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.train.evaluate import score_scene
+from vision.train.evaluate import confirm_from_truth, score_scene
 
 
 def _card(value: int, color: str, x: float, y: float, w: float = 100.0) -> dict:
@@ -71,3 +71,12 @@ def test_a_card_cut_by_a_hair_read_right_neither_counts_nor_hurts_but_one_cut_mo
     assert (s.predicted, s.seen_cut, s.scenes_exact) == (3, 0, 0)
     assert sorted(e[1]["value"] for e in s.extra) == [5, 6]
     assert score_scene({**truth, "size": None}, [read_hair]).seen_cut == 0  # no picture size: nothing spared
+
+
+def test_confirming_a_draft_names_the_card_lying_there():
+    truth = {"cards": [{"kind": "number", "value": 7, "color": "red",
+                        "corners": [[0, 0], [100, 0], [100, 150], [0, 150]]}]}
+    near = {"corners": [[20, 0], [120, 0], [120, 150], [20, 150]]}  # 0.2 of a width off
+    far = {"corners": [[40, 0], [140, 0], [140, 150], [40, 150]]}  # 0.4 off: another card, or none
+    assert confirm_from_truth([near, far], truth) == [{"kind": "number", "value": 7, "color": "red"}, None]
+    assert confirm_from_truth([near], {"cards": []}) == [None]

@@ -24,25 +24,10 @@ from vision.profile import (
     teach,
 )
 from vision.render import random_design, random_scene, render
-from vision.train.evaluate import FULL, score_scene
+from vision.train.evaluate import FULL, confirm_from_truth, score_scene
 
 CALM = {"tilt_x_deg": 0.3, "tilt_y_deg": -0.3, "focus_sigma": 0.7, "motion_px": 0.0}
 DESIGN_SEED = 7
-
-
-def _confirm(cards: list[dict], truth: dict) -> list[dict | None]:
-    """What the players do on the phone: each drafted card confirmed or corrected from the table."""
-    out = []
-    for c in cards:
-        centre = np.mean(c["corners"], axis=0)
-        best, bd = None, 1e9
-        for t in truth["cards"]:
-            d = float(np.linalg.norm(np.mean(t["corners"], axis=0) - centre))
-            if d < bd:
-                best, bd = t, d
-        w = np.linalg.norm(np.subtract(best["corners"][1], best["corners"][0])) if best else 0
-        out.append({k: best[k] for k in ("kind", "value", "color")} if best and bd < 0.3 * w else None)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +38,7 @@ def taught(tmp_path_factory):
     image, truth = render(layout)
     rec = Recognizer("elfer-raus")
     cards = draft(rec, image)
-    labels = _confirm(cards, truth)
+    labels = confirm_from_truth(cards, truth)
     profile = teach(rec, [image], [cards], [labels], name="holdout deck")
     folder = profile.save(tmp_path_factory.mktemp("deck") / "holdout-deck")
     return design, profile, folder

@@ -149,6 +149,22 @@ def _greedy(pairs: list[tuple[float, int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def confirm_from_truth(cards: list[dict], truth: dict, tol: float = 0.3) -> list[dict | None]:
+    """What players do on the phone when teaching a deck (`profile.teach`): each drafted card
+    named as the card lying there (its centre within `tol` of a card's width), None where none lies."""
+    out: list[dict | None] = []
+    for c in cards:
+        centre = _centre(c["corners"])
+        best = min(truth["cards"], key=lambda t: float(np.linalg.norm(_centre(t["corners"]) - centre)), default=None)
+        if best is None:
+            out.append(None)
+            continue
+        w = float(np.linalg.norm(np.subtract(best["corners"][1], best["corners"][0])))
+        near = float(np.linalg.norm(_centre(best["corners"]) - centre)) < tol * w
+        out.append({k: best[k] for k in ("kind", "value", "color")} if near else None)
+    return out
+
+
 def score_scene(truth: dict, readings: list[dict], scene_id: str = "", tol: float = 0.3,
                 ignore_under_hand: bool = True) -> Score:
     """Score one photo: `readings` are `CardReading.to_json()` dicts."""
