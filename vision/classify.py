@@ -2,9 +2,10 @@
 
 Crops are cut from the photo by the outline found by the detector, in a canonical frame: `u`
 runs along the top edge (TL → TR), `v` down the left edge (TL → BL), both 0..1 over the card.
-Three crop kinds use the same network: the whole card (`CARD_REGION`, squeezed to a square),
-the top-left corner index (`INDEX_REGION`) and, where the model was taught it (its sidecar's
-`regions`), the central numeral nearer (`NUMERAL_REGION`). The network answers jointly "which class" and
+Up to four crop kinds use the same network: the whole card (`CARD_REGION`, squeezed to a
+square), the top-left corner index (`INDEX_REGION`) and, where the model was taught them (its
+sidecar's `regions`), the central numeral nearer (`NUMERAL_REGION`) and the top-right corner
+(`CORNER_REGION`, where four-index designs print an index too). The network answers jointly "which class" and
 "is the crop upright or turned half a turn": an unmarked 6 turned over is a 9, and only the
 joint answer keeps that coupling for the row-orientation vote (see pipeline).
 
@@ -35,6 +36,10 @@ INDEX_REGION = (-0.03, -0.02, 0.37, 0.26)
 # The big central numeral, nearer (a third crop kind): squeezed whole, a card's numeral spans a
 # few pixels of the crop's height, too few for an outlined or two-digit one.
 NUMERAL_REGION = (0.1, 0.21, 0.9, 0.79)
+# The top-right corner, where designs printing four indices print one upright (and, in the frame
+# turned half a turn, the bottom-left one): the top-left index crop mirrored across the card, the
+# print itself not mirrored. A fourth crop kind, read where the model was taught it (`regions`).
+CORNER_REGION = (1.0 - INDEX_REGION[2], INDEX_REGION[1], 1.0 - INDEX_REGION[0], INDEX_REGION[3])
 CROP = 32
 
 # Classes of the card model; numbers are their own class (1..100): see vision/train/README-like

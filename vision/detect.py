@@ -82,6 +82,9 @@ def shrink(image: np.ndarray, W: int, H: int) -> np.ndarray:
 # Regions of a card (u0, v0, u1, v1), used to judge what part of a card is in view.
 CENTRE_BOX = (0.2, 0.25, 0.8, 0.75)
 INDEX_BOXES = {0: (0.04, 0.03, 0.28, 0.21), 2: (0.72, 0.79, 0.96, 0.97)}  # TL, BR of the reading frame
+# The other two corners (TR, BL), where designs printing four indices print them too; numbered as
+# the outline's corners (TL 0, TR 1, BR 2, BL 3), in view as 'index1' and 'index3'.
+CORNER_BOXES = {1: (0.72, 0.03, 0.96, 0.21), 3: (0.04, 0.79, 0.28, 0.97)}
 GRID_U, GRID_V = 6, 9  # visibility cells across and down a card
 
 
@@ -95,7 +98,7 @@ class Detection:
     size: tuple[float, float]  # width, height in image pixels
     face: float  # mean face probability of its pixels
     pixels: int  # output-grid pixels that voted for it
-    visible: dict[str, float] = field(default_factory=dict)  # share of 'centre', 'index0', 'index2' in view
+    visible: dict[str, float] = field(default_factory=dict)  # share of 'centre', 'index0'..'index3' in view
     inside: bool = True  # outline lies within the image
     grid: np.ndarray | None = None  # GRID_V×GRID_U (found by an index: INDEX_GRID) share of each cell seen
     index_at: tuple[float, float] | None = None  # found by one corner index in view (`decode_indices`): where it lies
@@ -243,8 +246,8 @@ class Detector:
 
 
 def seen_whole(d: Detection) -> bool:
-    """The card's middle and both corner indices are in view."""
-    return min(d.visible.values(), default=0.0) > WHOLE_SEEN
+    """The card's middle and both corner indices (top left, bottom right) are in view."""
+    return min((d.visible.get(k, 0.0) for k in ("centre", "index0", "index2")), default=0.0) > WHOLE_SEEN
 
 
 CUT_NEAR = 0.1  # card widths: a card this near the picture's border may run past it
@@ -688,7 +691,8 @@ def _card_uv(x: np.ndarray, y: np.ndarray, frame) -> tuple[np.ndarray, np.ndarra
     return (rx * u[0] + ry * u[1]) / w + 0.5, (rx * v[0] + ry * v[1]) / h + 0.5
 
 
-VIEW_BOXES = (("centre", CENTRE_BOX), ("index0", INDEX_BOXES[0]), ("index2", INDEX_BOXES[2]))
+VIEW_BOXES = (("centre", CENTRE_BOX), ("index0", INDEX_BOXES[0]), ("index2", INDEX_BOXES[2]),
+              ("index1", CORNER_BOXES[1]), ("index3", CORNER_BOXES[3]))
 
 
 def _visibility(own: list[tuple[np.ndarray, np.ndarray]], frames: list[tuple], quads: list[np.ndarray]
@@ -916,18 +920,19 @@ def _outside(shape: tuple[int, int], quads: Sequence[np.ndarray], out: NetOutput
 
 def _indices_voting(xs: np.ndarray, ys: np.ndarray, c: np.ndarray, u: np.ndarray, v: np.ndarray,
                     cw: float, ch: float) -> tuple[dict[str, float], np.ndarray | None]:
-    """Which of a card's corner indices its voters (output grid) lie on, as its 'index0' and
-    'index2' in view (1 or 0): the crop of an index that no voter lies on would read whatever
-    card lies over it. Also which voters lie on the index when one alone is in view."""
+    """Which of a card's corner indices its voters (output grid) lie on, as its 'index0' to
+    'index3' in view (1 or 0): the crop of an index that no voter lies on would read whatever
+    card lies over it. Also which voters lie on the index when one alone of the top-left and
+    bottom-right ones is in view (the finder is taught those two: `train_det._index_mask`)."""
     d = np.stack([xs - c[0], ys - c[1]], 1).astype(np.float64)
     fu, fv = d @ u / cw + 0.5, d @ v / ch + 0.5
     shown, ons = {}, []
-    for turn, (u0, v0, u1, v1) in INDEX_BOXES.items():
+    for corner, (u0, v0, u1, v1) in {**INDEX_BOXES, **CORNER_BOXES}.items():
         on = ((fu > u0 - INDEX_BOX_SLACK) & (fu < u1 + INDEX_BOX_SLACK)
               & (fv > v0 - INDEX_BOX_SLACK) & (fv < v1 + INDEX_BOX_SLACK))
         seen = bool(on.mean() >= INDEX_VOTERS)
-        shown[f"index{turn}"] = 1.0 if seen else 0.0
-        if seen:
+        shown[f"index{corner}"] = 1.0 if seen else 0.0
+        if seen and corner in INDEX_BOXES:
             ons.append(on)
     return shown, (ons[0] if len(ons) == 1 else None)
 

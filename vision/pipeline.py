@@ -37,6 +37,7 @@ import numpy as np
 from .classify import (
     CARD_CLASSES,
     CARD_REGION,
+    CORNER_REGION,
     INDEX_REGION,
     NUMERAL_REGION,
     Classifier,
@@ -47,6 +48,7 @@ from .classify import (
 )
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
 from .detect import (
+    CORNER_BOXES,
     INDEX_BOXES,
     INDEX_GRID,
     Detection,
@@ -56,7 +58,7 @@ from .detect import (
     decode_indices,
 )
 from .errors import RecognitionError
-from .profile import INDEX, NUMERAL, WHOLE
+from .profile import CORNER, INDEX, NUMERAL, WHOLE
 from .rows import (
     CUT_SHARE,
     Outline,
@@ -79,8 +81,11 @@ GAMES = ("start11", "elevens", "elfer-raus-junior", "elfer-raus", "11-nimmt", "n
 COLOUR_CROP = (40, 60)  # card warped to this size (width, height) to name its colour
 _NONE, _BACK = CARD_CLASSES.index("none"), CARD_CLASSES.index("back")  # "no card here", a card's back
 # Crop kinds: where each is cut from a card, and its kind for a deck profile's prototypes.
-_REGIONS = {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION}
-_KIND_IDS = {"card": WHOLE, "index": INDEX, "numeral": NUMERAL}
+_REGIONS = {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION, "corner": CORNER_REGION}
+_KIND_IDS = {"card": WHOLE, "index": INDEX, "numeral": NUMERAL, "corner": CORNER}
+_INDEX_KINDS = ("index", "corner")  # crops of a corner index: they name the card, not its orientation
+# A "corner" crop (`CORNER_REGION`) at each turn of the frame, and the outline's corner it reads.
+_CORNER_AT = ((0, 1), (2, 3))
 _LINK = CARD_CLASSES.index("link")  # the card with no corner index
 _JOKER = CARD_CLASSES.index("joker")
 
@@ -290,6 +295,9 @@ class RecognizerConfig:
     # The central numeral read nearer too (a third crop of a card whose middle shows), where the
     # classifier was taught that crop (its sidecar names a "numeral" region)
     numerals: bool = True
+    # The top-right corner read too where it shows (a design printing four indices prints one there,
+    # and one at the bottom left), where the classifier was taught that crop ("corner" region)
+    corners: bool = True
 
     def __post_init__(self) -> None:
         if self.indices not in ("always", "auto"):
@@ -787,6 +795,7 @@ class Recognizer:
         # The crops of a card whose middle shows: the numeral too where the classifier was taught it.
         numerals = self.config.numerals and "numeral" in self.classifier.info.meta.get("regions", {})
         self._middle = (("card", 0), ("numeral", 0)) if numerals else (("card", 0),)
+        self._corners = self.config.corners and "corner" in self.classifier.info.meta.get("regions", {})
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
@@ -1133,6 +1142,7 @@ class Recognizer:
                 for turn in (0, 2):
                     if v.get(f"index{turn}", 0) >= cfg.index_visible:
                         c.crops.append(("index", turn))
+                c.crops += self._corners_shown(c, cfg.index_visible)
             for kind, turn in c.crops:
                 quads.append(rotate_quad(c.det.quad, turn))
                 regions.append(_REGIONS[kind])
@@ -1227,7 +1237,7 @@ class Recognizer:
             if kind == "card" or nc < 0.5:
                 odds_nc *= nc / (1.0 - nc)
                 voters += 1
-            if kind != "index":  # the whole card or its numeral: class and orientation
+            if kind not in _INDEX_KINDS:  # the whole card or its numeral: class and orientation
                 has_whole = True
                 log += np.log(p + 1e-9)
             else:
@@ -1267,23 +1277,30 @@ class Recognizer:
         """Hidden cards read as no card at the corners judged in view, read at their other
         corner: a design's own blocks of ink (stripes ending at the card's edge) can draw the
         index finder's voters to a covered corner, and the corner in view was never read. A card
-        that reads a card there (`OUTLINE_FOUND`) is that card, seen at that corner only."""
-        plans = [(c, t) for c in todo for t in (0, 2) if ("index", t) not in c.crops]
+        that reads a card there (`OUTLINE_FOUND`) is that card, seen at that corner only. The
+        top-right and bottom-left corners in view are read too (a design printing four indices may
+        show only one of those; no voter is drawn there, and a covered one may show the index of
+        the card lying over it, upright)."""
+        plans = [(c, kind, t) for c in todo for kind, t in [("index", 0), ("index", 2)] + self._corners_shown(
+            c, SEARCH_CORNER) if (kind, t) not in c.crops]
         if not plans:
             return
-        crops = warp_crops(ctx.pyramid, [rotate_quad(c.det.quad, t) for c, t in plans], [INDEX_REGION] * len(plans))
-        for (c, t), p in zip(plans, self._classify(crops, ["index"] * len(plans)), strict=True):
+        crops = warp_crops(ctx.pyramid, [rotate_quad(c.det.quad, t) for c, _k, t in plans],
+                           [_REGIONS[kind] for _c, kind, _t in plans])
+        for (c, kind, t), p in zip(plans, self._classify(crops, [kind for _c, kind, _t in plans]), strict=True):
             trial = _Card(c.det)
-            self._combine(trial, [("index", p)])
+            self._combine(trial, [(kind, p)])
             if trial.card_prob < OUTLINE_FOUND or self._sureness(trial) <= self._sureness(c):
                 continue
             # Its colour is named from that corner, not from the cells the voters lay on.
+            corner = t if kind == "index" else dict(_CORNER_AT)[t]
             gu, gv = INDEX_GRID
-            u0, v0, u1, v1 = INDEX_BOXES[t]
+            u0, v0, u1, v1 = {**INDEX_BOXES, **CORNER_BOXES}[corner]
             grid = np.zeros((gv, gu), np.float32)
             grid[int(v0 * gv):int(np.ceil(v1 * gv)), int(u0 * gu):int(np.ceil(u1 * gu))] = 1.0
-            c.det = replace(c.det, visible={**c.det.visible, f"index{t}": 1.0, f"index{2 - t}": 0.0}, grid=grid)
-            c.crops = [("index", t)]
+            seen = {f"index{k}": float(k == corner) for k in range(4)}
+            c.det = replace(c.det, visible={**c.det.visible, **seen}, grid=grid)
+            c.crops = [(kind, t)]
             c.joint, c.card_prob, c.evidence = trial.joint, trial.card_prob, trial.evidence
 
     def _unindexed(self, ctx: ReadContext, cards: list[_Card], todo: list[_Card]) -> None:
@@ -1326,6 +1343,7 @@ class Recognizer:
             kinds = [] if self._hidden(c) else list(self._middle)
             kinds += [("index", t) for t in (0, 2) if c.det.visible.get(f"index{t}", 0) >= SEARCH_CORNER] or \
                 [("index", 0), ("index", 2)]
+            kinds += self._corners_shown(c, SEARCH_CORNER)
             plans.append(kinds)
         moved = [[_moved(c.det.quad, m) for m in moves] for c in todo]  # each once, whatever its crops
         todo_crops = [(rotate_quad(q, t), _REGIONS[kind])
@@ -1359,6 +1377,13 @@ class Recognizer:
 
     def _hidden(self, c: _Card) -> bool:
         return c.det.visible.get("centre", 0) < self.config.centre_visible
+
+    def _corners_shown(self, c: _Card, least: float) -> list[tuple[str, int]]:
+        """The "corner" crops of a card's top-right and bottom-left corners in view (`least` of
+        the box showing), where the classifier reads that crop."""
+        if not self._corners:
+            return []
+        return [("corner", t) for t, corner in _CORNER_AT if c.det.visible.get(f"index{corner}", 0) >= least]
 
     def _sureness(self, c: _Card, barred: list[int] | None = None) -> float:
         """Probability that the card is the one it reads as (colour aside); `barred`: classes

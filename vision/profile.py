@@ -33,7 +33,7 @@ from .colour import SUITS, read_colour
 from .errors import VisionError
 
 VERSION = 1
-WHOLE, INDEX, NUMERAL = 0, 1, 2  # crop kinds; numeral crops are taught no prototypes
+WHOLE, INDEX, NUMERAL, CORNER = 0, 1, 2, 3  # crop kinds; numeral and corner crops are taught no prototypes
 # How strongly prototypes pull a reading (logit units per cosine). Chosen on train-pool printings
 # of the "mixed" family, which stand in for unseen ones (`vision_taught.py --pool train --cards
 # mixed`, 8 printings x 3 games x 10 tables, 4 987 cards): read exactly 97.63 % without a profile,

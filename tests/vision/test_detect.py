@@ -489,8 +489,10 @@ def test_what_is_seen_of_cards_measured_together_is_what_each_shows_alone():
         assert vis == together[k][0] and (grid == together[k][1]).all()
     vis0, grid0 = together[0]
     assert vis0["index0"] == 0.0 and vis0["index2"] == 1.0
+    assert vis0["index3"] == 0.0 and vis0["index1"] == 1.0  # the other two corners: bottom left, top right
     assert (grid0[:, : GRID_U // 2] == 0).all() and (grid0[:, GRID_U // 2:] == 1).all()
-    assert together[1][0] == {"centre": 1.0, "index0": 1.0, "index2": 1.0} and (together[1][1] == 1).all()
+    assert together[1][0] == {"centre": 1.0, "index0": 1.0, "index1": 1.0, "index2": 1.0, "index3": 1.0}
+    assert (together[1][1] == 1).all()
     assert _visibility([], [], []) == []
 
 
@@ -597,3 +599,27 @@ def test_the_grid_cells_outside_quads_of_either_winding_on_a_tiled_output():
     assert not free[in_square].any() and not free[in_diamond].any()
     assert free[far].all()
     assert _outside((40, 60), [], out).all()
+
+
+def test_voters_on_a_top_right_corner_put_that_corner_in_view():
+    """A card of a four-index design may show only its top-right index: the index finder's voters
+    there say 'index1' is in view, not the top-left or bottom-right."""
+    from vision.detect import CORNER_BOXES, INDEX_BOXES, _indices_voting
+
+    cw, ch = 20.0, 30.0
+    c, u, v = np.array([50.0, 50.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0])
+
+    def voters(box):
+        u0, v0, u1, v1 = box
+        fu, fv = np.meshgrid(np.linspace(u0, u1, 5), np.linspace(v0, v1, 4))
+        return c[0] + (fu.ravel() - 0.5) * cw, c[1] + (fv.ravel() - 0.5) * ch
+
+    xs, ys = voters(CORNER_BOXES[1])
+    shown, on = _indices_voting(xs, ys, c, u, v, cw, ch)
+    assert shown == {"index0": 0.0, "index2": 0.0, "index1": 1.0, "index3": 0.0}
+    assert on is None  # where a lone index lies is told of the two the finder is taught only
+    # Both diagonal indices and a corner in view: the voters of no single index are told.
+    x2, y2 = voters(INDEX_BOXES[0])
+    shown, on = _indices_voting(np.r_[xs, x2], np.r_[ys, y2], c, u, v, cw, ch)
+    assert shown["index0"] == 1.0 and shown["index1"] == 1.0
+    assert on is not None and on.sum() == len(x2)  # the top-left one's, as before the corners

@@ -1135,6 +1135,93 @@ def _seen_at_one_corner(rec: Recognizer, image, truth: dict, turn: int) -> tuple
     return n, ok
 
 
+def _corner_only_table(seed: int, turned: bool):
+    """Three cards of a four-index printing, each covered by two others so that only its
+    top-right corner shows (turned half a turn: its bottom-left one, seen at the top right),
+    and the cards it was dealt: (scene, the three cards)."""
+    from vision.render.scene import Item
+
+    scene = condition_scene("elfer-raus", "plain", seed, size=FULL, mode="side")
+    scene.design = replace(scene.design, indices="four")
+    w, h = scene.design.card_w, scene.design.card_h
+    values = np.random.default_rng(seed).permutation(np.arange(1, 21))
+    suits = ("red", "blue", "green", "yellow")
+    angle, s = (180.0, -1.0) if turned else (0.0, 1.0)
+    scene.items, shown = [], []
+    for k in range(3):
+        x = (k - 1) * 2.3 * w
+        a, b, c = ({"kind": "number", "value": int(values[3 * k + j]), "color": suits[(k + j) % 4]} for j in range(3))
+        scene.items += [Item("card", a, x, 0.0, angle, layer=0.0, seed=3 * k),
+                        Item("card", b, x - s * 0.55 * w, -s * 0.05 * h, angle, layer=1.0, seed=3 * k + 1),
+                        Item("card", c, x + s * 0.1 * w, s * 0.52 * h, angle, layer=2.0, seed=3 * k + 2)]
+        shown.append(a)
+    return scene, shown
+
+
+def test_a_corner_crop_names_the_card_as_an_index_does_and_says_nothing_of_its_orientation():
+    from vision.classify import CARD_CLASSES
+    from vision.detect import Detection
+    from vision.pipeline import _Card
+
+    rec = Recognizer("elfer-raus")
+    det = Detection(quad=np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float64), centre=(30.0, 45.0),
+                    angle=90.0, size=(60.0, 90.0), face=0.9, pixels=100)
+
+    def probs(cls: str, up: float) -> np.ndarray:
+        p = np.full((len(CARD_CLASSES), 2), 1e-4)
+        p[CARD_CLASSES.index(cls)] = (up, 1.0 - up)
+        return p / p.sum()
+
+    whole = ("card", probs("7", 0.8))
+    for crop in (probs("none", 0.5), probs("7", 0.9), probs("9", 0.1)):
+        as_index, as_corner = _Card(det), _Card(det)
+        rec._combine(as_index, [whole, ("index", crop)])
+        rec._combine(as_corner, [whole, ("corner", crop)])
+        assert np.allclose(as_index.joint, as_corner.joint)
+        assert as_index.card_prob == as_corner.card_prob and as_index.evidence == as_corner.evidence
+    alone = _Card(det)
+    rec._combine(alone, [("corner", probs("7", 0.9))])
+    assert CARD_CLASSES[int(alone.joint.sum(axis=1).argmax())] == "7" and alone.card_prob > 0.9
+    assert np.allclose(alone.joint[:, 0], alone.joint[:, 1])  # no orientation from a corner index
+
+
+def test_the_top_right_corner_is_cut_where_it_shows_only_for_a_classifier_taught_it(monkeypatch):
+    """A design printing four indices may show only its top-right index (or, turned, its
+    bottom-left one). The shipped classifier was not taught that crop (its sidecar names no
+    "corner" region): nothing changes. One taught it gets the corner crops of the cards whose
+    corner shows, cut at `CORNER_REGION`."""
+    import vision.pipeline as pipeline
+    from vision.classify import CORNER_REGION
+
+    scene, dealt = _corner_only_table(1, False)
+    image, truth = render(scene)
+    # The renderer counts the dealt cards readable (an index shows whole), their middle hidden.
+    assert all(any((t["value"], t["color"]) == (c["value"], c["color"]) and t.get("occluded")
+                   for t in truth["cards"]) for c in dealt)
+    cut: list[tuple[np.ndarray, tuple]] = []
+    real = pipeline.warp_crops
+    monkeypatch.setattr(pipeline, "warp_crops", lambda pyr, quads, regions, *a, **k: cut.extend(
+        zip(quads, regions, strict=True)) or real(pyr, quads, regions, *a, **k))
+    plain = Recognizer("elfer-raus")
+    assert not plain._corners and RecognizerConfig().corners  # on by default, off for want of the crop
+    plain.read(image)
+    assert not [r for _q, r in cut if tuple(r) == CORNER_REGION]
+    taught = Recognizer("elfer-raus")
+    taught._corners = True  # as a classifier whose sidecar names the "corner" region
+    cut.clear()
+    taught.read(image)
+    corners = [q for q, r in cut if tuple(r) == CORNER_REGION]
+    assert corners
+    # The corner crops of the dealt cards' top right are among them: a crop whose frame's top-right
+    # corner lies within a fifth of the card's width of the card's own.
+    for c in dealt:
+        t = next(t for t in truth["cards"] if (t["value"], t["color"]) == (c["value"], c["color"]))
+        q = np.asarray(t["corners"])
+        width = min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0]))
+        assert min(np.linalg.norm(np.asarray(k)[1] - q[1]) for k in corners) < 0.2 * width
+    assert not Recognizer("elfer-raus", RecognizerConfig(corners=False))._corners
+
+
 def test_a_hidden_card_judged_to_show_its_covered_corner_is_read_at_the_other(monkeypatch):
     """Stripes or blocks of a design's ink ending at a card's edge can draw the index finder's
     voters to the covered corner of a card in an overlapping row, and only that corner was read:
