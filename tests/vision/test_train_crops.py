@@ -11,7 +11,17 @@ import pytest
 
 from vision.classify import Pyramid
 from vision.render import random_design
-from vision.train.crops import CLS, INDEX, NONE, _idx_regions_canonical, _load_scene, _named_cards, crops_for, index_ink
+from vision.train.crops import (
+    CLS,
+    CORNER,
+    INDEX,
+    NONE,
+    _idx_regions_canonical,
+    _load_scene,
+    _named_cards,
+    crops_for,
+    index_ink,
+)
 from vision.train.scenes import _work, scene_for
 
 
@@ -149,8 +159,8 @@ def test_numeral_crops_are_taught_with_the_whole_card_and_its_orientation(tmp_pa
 
     name = _work((str(tmp_path), "train", 17100, 0, False, 0.0, 0.0, None, "11-nimmt"))
     path = str(tmp_path / f"{name}.jpg")
-    _x, y0, k0 = scene_crops((path, 1, False))
-    x, y, k = scene_crops((path, 1, True))
+    _x, y0, k0 = scene_crops((path, 1, False, False))
+    x, y, k = scene_crops((path, 1, True, False))
     assert NUMERAL not in k0
     assert (k == NUMERAL).sum() >= 4
     # Per card: whole (turn 0), numeral (turn 0), ..., so each numeral follows its whole crop.
@@ -159,3 +169,39 @@ def test_numeral_crops_are_taught_with_the_whole_card_and_its_orientation(tmp_pa
     ups = y[k == NUMERAL]
     assert set(ups % 2) == {0, 1}
     assert x.shape[1:] == (32, 32, 3)
+
+
+def _corner_labels(design, cover: tuple[float, float, float, float] | None = None) -> list[int]:
+    """Labels of the corner crops (frame upright, then turned half) of an upright 7 of `design`
+    200×300 px, with the box `cover` (card fractions u0, v0, u1, v1) hidden."""
+    card = {"kind": "number", "value": 7, "color": "blue"}
+    inks = index_ink(card, design, _idx_regions_canonical(card, design))
+    x0, y0, w, h = 100, 100, 200, 300
+    quad = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float64)
+    own = np.zeros((600, 500), np.float32)
+    cv2.fillConvexPoly(own, quad.astype(np.int32), 1.0)
+    if cover is not None:
+        u0, v0, u1, v1 = cover
+        own[int(y0 + v0 * h):int(y0 + v1 * h), int(x0 + u0 * w):int(x0 + u1 * w)] = 0.0
+    pyr = Pyramid(np.full((600, 500, 3), 128, np.uint8))
+    out = crops_for(np.random.default_rng(0), pyr, quad, own, card, inks, centre_ok=1.0, corners=True)
+    return [y for _x, y, kind in out if kind == CORNER]
+
+
+def test_a_four_index_design_teaches_its_top_right_and_bottom_left_corners_as_the_card():
+    from dataclasses import replace
+
+    design = replace(random_design(np.random.default_rng(3), "train", template="classic"), indices="four")
+    assert len(_idx_regions_canonical({"kind": "number", "value": 7, "color": "blue"}, design)) == 4
+    assert _corner_labels(design) == [CLS["7"] * 2, CLS["7"] * 2]
+    # The top-right index covered: that corner is "none", the bottom-left one still the card.
+    assert _corner_labels(design, (0.55, 0.0, 1.0, 0.35)) == [NONE * 2, CLS["7"] * 2]
+
+
+def test_a_two_index_design_teaches_its_blank_corners_as_no_card_and_leaves_covered_ones_out():
+    from dataclasses import replace
+
+    design = replace(random_design(np.random.default_rng(3), "train", template="classic"), indices="tl_br")
+    assert _corner_labels(design) == [NONE * 2, NONE * 2]
+    # Covered, the corner shows whatever lies over it: not taught.
+    assert _corner_labels(design, (0.55, 0.0, 1.0, 0.35)) == [NONE * 2]

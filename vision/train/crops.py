@@ -10,7 +10,9 @@ calibrated probability per reading, which the game rules can weigh directly.
 Labels are joint (class, orientation): orientation 0 means the crop shows the print upright,
 1 turned half a turn. Index crops are always cut at the reading frame's top-left corner, which
 lands on the printed top-left index (upright) or on the bottom-right one (printed turned, so
-upright again in the turned frame); they are labelled upright.
+upright again in the turned frame); they are labelled upright. With `--corners`, crops of the
+frame's top-right corner too (`CORNER_REGION`, a fourth kind): a four-index design's top-right
+index, or its bottom-left one in the turned frame, both upright; a blank corner is "none".
 
     python -m vision.train.crops --out /work/data/crops_synth.npz --designs 600 --workers 2
     python -m vision.train.crops --from-scenes --scenes /work/data/scenes --out /work/data/crops_scenes.npz
@@ -35,6 +37,7 @@ import numpy as np
 from vision.classify import (
     CARD_CLASSES,
     CARD_REGION,
+    CORNER_REGION,
     CROP,
     INDEX_REGION,
     NUMERAL_REGION,
@@ -49,7 +52,7 @@ from vision.render.faces import centre_region, default_heads, index_regions
 
 CLS = {c: i for i, c in enumerate(CARD_CLASSES)}
 NONE, BACK = CLS["none"], CLS["back"]
-WHOLE, INDEX, NUMERAL = 0, 1, 2
+WHOLE, INDEX, NUMERAL, CORNER = 0, 1, 2, 3
 FACE_H = 240  # canonical faces are drawn once at this height and resized per photo
 
 
@@ -363,9 +366,11 @@ def _share(mask: np.ndarray) -> float:
 
 
 def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, inks: list[Ink],
-              centre_ok: float, n_jitter: int = 1, numerals: bool = False):
+              centre_ok: float, n_jitter: int = 1, numerals: bool = False, corners: bool = False):
     """Whole and index crops of one card with their joint labels (`numerals`: central numeral
-    crops too); `inks`: its TL and BR indices' ink (`index_ink`), or none when it prints no index."""
+    crops too; `corners`: top-right corner crops too, `CORNER_REGION`); `inks`: its indices'
+    ink (`index_ink`: TL, BR, then TR, BL where the design prints four), or none when it prints
+    no index."""
     out = []
     lab = label(card)
     for _ in range(n_jitter):
@@ -399,19 +404,40 @@ def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, 
             if lab == CLS["bull"] and y != NONE * 2:
                 y = CLS["bull"] * 2
             out.append((warp_crop(pyr, jitter_quad(rng, q), INDEX_REGION, CROP), y, INDEX))
+            if corners and lab not in (BACK, CLS["bull"]):
+                y = _corner_label(quad, q, own, lab, inks[2 if turn == 0 else 3] if len(inks) >= 4 else None)
+                if y is not None:
+                    out.append((warp_crop(pyr, jitter_quad(rng, q), CORNER_REGION, CROP), y, CORNER))
     return out
 
 
+def _corner_label(quad: np.ndarray, q: np.ndarray, own: np.ndarray, lab: int, ink: Ink | None) -> int | None:
+    """The label of the top-right corner crop of the frame `q` (the card's outline `quad` as it
+    lies, or turned half): the card where the design prints an index there (upright in `q`: a
+    four-index design's top right, or its bottom left turned) and it shows; "none" where it is
+    hidden, a fragment, or where no index is printed and the corner itself shows; else left out
+    (a covered blank corner shows what lies over it)."""
+    if ink is None:
+        return NONE * 2 if region_visible(own, q, (CORNER_REGION[0], 0.0, 1.0, CORNER_REGION[3])) >= 0.9 else None
+    seen = _share(_seen(_image_points(quad, ink.uv), own))
+    if seen >= IDX_SEEN:
+        return lab * 2
+    if seen < IDX_HIDDEN or ink.fragment(_seen(_image_points(quad, ink.digits), own)):
+        return NONE * 2
+    return None
+
+
 def _idx_regions_canonical(card: dict, design) -> list:
-    """Index regions of the printed TL and BR corners in canonical (unturned) card fractions."""
+    """Index regions of the printed TL and BR corners (then TR and BL where the design prints
+    four) in canonical (unturned) card fractions."""
     regs = index_regions(card, design)
     if len(regs) < 2:
         return []
-    return [regs[0], regs[1]]
+    return regs[:4] if design.indices == "four" else [regs[0], regs[1]]
 
 
 def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, scene_dir, per_face, template, widths, family = args
+    seed, scene_dir, per_face, template, widths, family, corners = args
     rng = np.random.default_rng([seed, 17])
     design = random_design(rng, "train", template=template)
     if family is not None:
@@ -425,7 +451,7 @@ def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for _ in range(per_face):
             img, quad, own = photograph(rng, face, faces, bg, widths)
             centre = region_visible(own, quad, (0.2, 0.25, 0.8, 0.75))
-            for x, y, k in crops_for(rng, Pyramid(img), quad, own, card, inks, centre):
+            for x, y, k in crops_for(rng, Pyramid(img), quad, own, card, inks, centre, corners=corners):
                 X.append(x)
                 Y.append(y)
                 K.append(k)
@@ -443,6 +469,10 @@ def synth_design(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         X.append(warp_crop(pyr, q, INDEX_REGION, CROP))
         Y.append(NONE * 2)
         K.append(INDEX)
+        if corners:
+            X.append(warp_crop(pyr, q, CORNER_REGION, CROP))
+            Y.append(NONE * 2)
+            K.append(CORNER)
     return np.array(X, np.uint8), np.array(Y, np.int16), np.array(K, np.int8)
 
 
@@ -510,7 +540,7 @@ def _named_cards(sc: _Scene):
 
 
 def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    path, n_jitter, numerals = args
+    path, n_jitter, numerals, corners = args
     sc = _load_scene(path, 99)
     truth, design, rng, img, ids = sc.truth, sc.design, sc.rng, sc.image, sc.ids
     pyr = Pyramid(img)
@@ -519,7 +549,7 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for q, own, card, _id in [] if board_game else _named_cards(sc):
         inks = index_ink(card, design, _idx_regions_canonical(card, design))
         centre = region_visible(own, q, (0.2, 0.25, 0.8, 0.75))
-        for x, y, kk in crops_for(rng, pyr, q, own, card, inks, centre, n_jitter, numerals):
+        for x, y, kk in crops_for(rng, pyr, q, own, card, inks, centre, n_jitter, numerals, corners):
             X.append(x)
             Y.append(y)
             K.append(kk)
@@ -540,7 +570,8 @@ def scene_crops(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if i > 0 and truth["items"][i - 1]["obj"] in ("card", "back", "tile"):
                 continue
             q = _quad_px(w, w * 1.5, cx, cy, float(rng.uniform(0, 360)))
-            regions = (CARD_REGION, INDEX_REGION) + ((NUMERAL_REGION,) if numerals else ())
+            regions = (CARD_REGION, INDEX_REGION) + ((NUMERAL_REGION,) if numerals else ()) + \
+                ((CORNER_REGION,) if corners else ())
             X.append(warp_crop(pyr, q, regions[int(rng.integers(len(regions)))], CROP))
             Y.append(NONE * 2)
             K.append(WHOLE)
@@ -764,6 +795,8 @@ def main(argv=None) -> None:
                     help="with --at-detections: a covered corner showing another card's index askew is 'none'")
     ap.add_argument("--numerals", action="store_true",
                     help="with --from-scenes: central numeral crops too (NUMERAL_REGION)")
+    ap.add_argument("--corners", action="store_true",
+                    help="top-right corner crops too (CORNER_REGION: a four-index design's other corners)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--template", default=None, help="synthetic: only this (train) card template")
     ap.add_argument("--cards", choices=CARD_ON_REQUEST, default=None,
@@ -775,10 +808,11 @@ def main(argv=None) -> None:
         if a.at_detections:
             jobs, fn = [(p, a.jitter, a.turned_none, a.numerals) for p in paths], detection_crops
         else:
-            jobs, fn = [(p, a.jitter, a.numerals) for p in paths], scene_crops
+            jobs, fn = [(p, a.jitter, a.numerals, a.corners) for p in paths], scene_crops
         groups = list(range(len(jobs)))
     else:
-        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths), a.cards) for i in range(a.designs)]
+        jobs = [(a.seed0 + i, a.scenes, a.per_face, a.template, tuple(a.widths), a.cards, a.corners)
+                for i in range(a.designs)]
         fn = synth_design
         groups = [a.seed0 + i for i in range(a.designs)]
     X, Y, K, G = [], [], [], []

@@ -19,8 +19,22 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision.classify import CARD_CLASSES, CARD_REGION, CROP, INDEX_REGION, MODELS_DIR, NUMERAL_REGION, preprocess
+from vision.classify import (
+    CARD_CLASSES,
+    CARD_REGION,
+    CORNER_REGION,
+    CROP,
+    INDEX_REGION,
+    MODELS_DIR,
+    NUMERAL_REGION,
+    preprocess,
+)
 from vision.train.nets import CropNet, crop_net_from_onnx, export_onnx, freeze_norms
+
+# The crop kinds of the data files (`crops.WHOLE`, `INDEX`, `NUMERAL`, `CORNER`), by their number:
+# the export's sidecar names the regions of the kinds it was taught, which the reader then cuts.
+KIND_NAMES = ("card", "index", "numeral", "corner")
+REGIONS = {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION, "corner": CORNER_REGION}
 
 
 def load(patterns: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -159,10 +173,10 @@ def main(argv=None) -> None:
     temp = fit_temperature(logits, Yva)
     p = torch.softmax(torch.from_numpy(logits) / temp, 1).numpy()
     pc = p.reshape(len(p), -1, 2).sum(-1)
-    report = {"val_joint": acc, "val_class": float((pc.argmax(1) == Yva // 2).mean()),
-              "val_class_whole": float((pc.argmax(1) == Yva // 2)[Kva == 0].mean()),
-              "val_class_index": float((pc.argmax(1) == Yva // 2)[Kva == 1].mean()),
-              **({"val_class_numeral": float((pc.argmax(1) == Yva // 2)[Kva == 2].mean())} if (Kva == 2).any() else {}),
+    right = pc.argmax(1) == Yva // 2
+    report = {"val_joint": acc, "val_class": float(right.mean()),
+              **{f"val_class_{name}": float(right[Kva == k].mean()) for k, name in enumerate(KIND_NAMES)
+                 if (Kva == k).any()},
               "ece_before": ece(torch.softmax(torch.from_numpy(logits), 1).numpy(), Yva), "ece_after": ece(p, Yva),
               "temperature": temp, "val_size": int(len(Yva)), "train_size": int(len(Ytr))}
     print(json.dumps(report), flush=True)
@@ -171,7 +185,8 @@ def main(argv=None) -> None:
     torch.save(model.state_dict(), a.ckpt)
     export_onnx(model, str(out / f"{a.name}.onnx"), (3, CROP, CROP), dynamic_hw=False)
     meta = {"classes": list(CARD_CLASSES), "crop": CROP, "temperature": temp, "orientations": 2,
-            "regions": {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGION}, "validation": report,
+            "regions": {name: REGIONS[name] for k, name in enumerate(KIND_NAMES) if (K == k).any()},
+            "validation": report,
             "trained": time.strftime("%Y-%m-%d"), "data": [Path(d).name for d in a.data]}
     (out / f"{a.name}.json").write_text(json.dumps(meta, indent=1))
     print("saved", out / f"{a.name}.onnx", flush=True)
