@@ -85,6 +85,7 @@ INDEX_BOXES = {0: (0.04, 0.03, 0.28, 0.21), 2: (0.72, 0.79, 0.96, 0.97)}  # TL, 
 # The other two corners (TR, BL), where designs printing four indices print them too; numbered as
 # the outline's corners (TL 0, TR 1, BR 2, BL 3), in view as 'index1' and 'index3'.
 CORNER_BOXES = {1: (0.72, 0.03, 0.96, 0.21), 3: (0.04, 0.79, 0.28, 0.97)}
+ALL_INDEX_BOXES = {**INDEX_BOXES, **CORNER_BOXES}  # by the outline's corner
 GRID_U, GRID_V = 6, 9  # visibility cells across and down a card
 
 
@@ -116,7 +117,7 @@ Confirm = Callable[[np.ndarray, list[Detection]], bool]
 
 class Detector:
     def __init__(self, name: str = "cardnet", models_dir: Path | None = None, target_width: float | None = None,
-                 face_threshold: float = 0.5, max_input: int = MAX_INPUT_PIXELS):
+                 face_threshold: float = 0.5, max_input: int = MAX_INPUT_PIXELS, corners: bool = True):
         path = (models_dir or MODELS_DIR) / f"{name}.onnx"
         if not path.is_file():
             raise ModelError(f"model file {path} is missing")
@@ -127,6 +128,7 @@ class Detector:
         self.faces = str(info.get("faces", "card"))  # what its face map marks: cards, index pixels or index points
         self.face_threshold = float(face_threshold)
         self.max_input = int(max_input)
+        self.corners = bool(corners)  # whether outlines measure their top-right and bottom-left corners
 
     # -- network ------------------------------------------------------------------------
     def run(self, image: np.ndarray, s: float, window: tuple[int, int, int, int] | None = None) -> NetOutput:
@@ -216,7 +218,7 @@ class Detector:
 
     def _decode(self, out: NetOutput, image: np.ndarray,
                 focus: tuple[float, float, float, float] | None = None) -> list[Detection]:
-        return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed, focus)
+        return decode(out, image.shape[1], image.shape[0], self.face_threshold, self.face_bleed, focus, self.corners)
 
     def scale_for(self, card_width: float) -> float:
         return float(np.clip(self.target_width / max(card_width, 1.0), 0.05, 1.5))
@@ -352,12 +354,13 @@ def _votes(maps: np.ndarray, face_threshold: float) -> tuple[np.ndarray, ...]:
 
 def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
            face_bleed: tuple[float, float] = (0.0, 0.0),
-           focus: tuple[float, float, float, float] | None = None) -> list[Detection]:
+           focus: tuple[float, float, float, float] | None = None, corners: bool = True) -> list[Detection]:
     """Votes -> peaks -> instances -> outlines (image pixels). `face_bleed`: how much wider and
     taller than the card (output pixels) a rectangle fitted to its face pixels comes out: the
     network's face map runs over the card's edges (a figure of the model, in its sidecar).
     `focus` (x0, y0, x1, y1, image pixels): only the outlines centred in it are wanted (a changed
-    region read again); cards further than a card's size from it are not outlined."""
+    region read again); cards further than a card's size from it are not outlined. `corners`:
+    what is seen of the top-right and bottom-left corners too (`index1`, `index3`)."""
     maps = out.maps
     _, h, w = maps.shape
     face, ys, xs, prob, vx, vy = _votes(maps, face_threshold)
@@ -495,7 +498,7 @@ def decode(out: NetOutput, img_w: int, img_h: int, face_threshold: float = 0.5,
         placed.append((k, centre, pose_of(k)[1] or math.pi, q))
     # What part of each card is seen: its own pixels against all pixel centres of the card.
     seen_of = _visibility([own[k] for k, *_r in placed], [frame_of(k) for k, *_r in placed],
-                          [q for *_r, q in placed])
+                          [q for *_r, q in placed], VIEW_BOXES if corners else VIEW_BOXES[:3])
     dets: list[Detection | None] = [None] * len(inst)  # None: outside the focus, only a possible coverer
     for (k, centre, th, q), (vis, grid) in zip(placed, seen_of, strict=True):
         sel, n = inst[k][0], inst[k][1]
@@ -695,9 +698,9 @@ VIEW_BOXES = (("centre", CENTRE_BOX), ("index0", INDEX_BOXES[0]), ("index2", IND
               ("index1", CORNER_BOXES[1]), ("index3", CORNER_BOXES[3]))
 
 
-def _visibility(own: list[tuple[np.ndarray, np.ndarray]], frames: list[tuple], quads: list[np.ndarray]
-                ) -> list[tuple[dict[str, float], np.ndarray]]:
-    """What part of each card is seen: the share of each of its `VIEW_BOXES` and of each
+def _visibility(own: list[tuple[np.ndarray, np.ndarray]], frames: list[tuple], quads: list[np.ndarray],
+                boxes: tuple = VIEW_BOXES) -> list[tuple[dict[str, float], np.ndarray]]:
+    """What part of each card is seen: the share of each of its `boxes` (`VIEW_BOXES`) and of each
     visibility cell (GRID_V × GRID_U) whose pixel centres are the card's `own` pixels, against
     all pixel centres of its outline (`quads`, in the same lattice, so a region fully in view
     counts 1.0 whatever its size). All cards at once: per card, numpy's call overhead cost
@@ -736,12 +739,12 @@ def _visibility(own: list[tuple[np.ndarray, np.ndarray]], frames: list[tuple], q
         return np.bincount(which[(uu >= u0) & (uu <= u1) & (vv >= v0) & (vv <= v1)], minlength=n)
 
     shares = {}
-    for name, box in VIEW_BOXES:
+    for name, box in boxes:
         mine, total = count_in(u, v, card, box), count_in(lu, lv, lcard, box)
         shares[name] = np.where(total > 0, np.minimum(1.0, mine / np.maximum(total, 1)), 0.0)
     grid = _cells(u, v, card, n) / np.maximum(_cells(lu, lv, lcard, n), 1.0)
     grid = np.clip(grid, 0, 1).astype(np.float32)
-    return [({name: float(shares[name][k]) for name, _b in VIEW_BOXES}, grid[k]) for k in range(n)]
+    return [({name: float(shares[name][k]) for name, _b in boxes}, grid[k]) for k in range(n)]
 
 
 def _ranks(counts: np.ndarray) -> np.ndarray:
@@ -927,7 +930,7 @@ def _indices_voting(xs: np.ndarray, ys: np.ndarray, c: np.ndarray, u: np.ndarray
     d = np.stack([xs - c[0], ys - c[1]], 1).astype(np.float64)
     fu, fv = d @ u / cw + 0.5, d @ v / ch + 0.5
     shown, ons = {}, []
-    for corner, (u0, v0, u1, v1) in {**INDEX_BOXES, **CORNER_BOXES}.items():
+    for corner, (u0, v0, u1, v1) in ALL_INDEX_BOXES.items():
         on = ((fu > u0 - INDEX_BOX_SLACK) & (fu < u1 + INDEX_BOX_SLACK)
               & (fv > v0 - INDEX_BOX_SLACK) & (fv < v1 + INDEX_BOX_SLACK))
         seen = bool(on.mean() >= INDEX_VOTERS)

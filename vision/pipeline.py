@@ -48,7 +48,7 @@ from .classify import (
 )
 from .colour import SUITS, card_whites, hue_order_inks, measure_inks, name_inks, table_inks, table_white
 from .detect import (
-    CORNER_BOXES,
+    ALL_INDEX_BOXES,
     INDEX_BOXES,
     INDEX_GRID,
     Detection,
@@ -85,7 +85,7 @@ _REGIONS = {"card": CARD_REGION, "index": INDEX_REGION, "numeral": NUMERAL_REGIO
 _KIND_IDS = {"card": WHOLE, "index": INDEX, "numeral": NUMERAL, "corner": CORNER}
 _INDEX_KINDS = ("index", "corner")  # crops of a corner index: they name the card, not its orientation
 # A "corner" crop (`CORNER_REGION`) at each turn of the frame, and the outline's corner it reads.
-_CORNER_AT = ((0, 1), (2, 3))
+_CORNER_AT = {0: 1, 2: 3}
 _LINK = CARD_CLASSES.index("link")  # the card with no corner index
 _JOKER = CARD_CLASSES.index("joker")
 
@@ -789,13 +789,14 @@ class Recognizer:
         self.config = config or RecognizerConfig()
         self.profile = profile
         self.options = dict(options or {})  # passed to registered readers (e.g. "board": a calibration file)
-        self.detector = Detector(self.config.detector, face_threshold=self.config.face_threshold)
-        self._index_finder: Detector | None = None  # loaded at its first use (`index_finder`)
         self.classifier = Classifier(self.config.classifier)
         # The crops of a card whose middle shows: the numeral too where the classifier was taught it.
         numerals = self.config.numerals and "numeral" in self.classifier.info.meta.get("regions", {})
         self._middle = (("card", 0), ("numeral", 0)) if numerals else (("card", 0),)
         self._corners = self.config.corners and "corner" in self.classifier.info.meta.get("regions", {})
+        # The outlines measure what shows of the other two corners only where they are read.
+        self.detector = Detector(self.config.detector, face_threshold=self.config.face_threshold, corners=self._corners)
+        self._index_finder: Detector | None = None  # loaded at its first use (`index_finder`)
         classes, self.coloured = deck_of(game)
         self.allowed = np.array([c in classes for c in CARD_CLASSES], bool)
         self.card_classes = np.array([c not in ("none", "back") for c in CARD_CLASSES], bool)
@@ -1293,9 +1294,9 @@ class Recognizer:
             if trial.card_prob < OUTLINE_FOUND or self._sureness(trial) <= self._sureness(c):
                 continue
             # Its colour is named from that corner, not from the cells the voters lay on.
-            corner = t if kind == "index" else dict(_CORNER_AT)[t]
+            corner = t if kind == "index" else _CORNER_AT[t]
             gu, gv = INDEX_GRID
-            u0, v0, u1, v1 = {**INDEX_BOXES, **CORNER_BOXES}[corner]
+            u0, v0, u1, v1 = ALL_INDEX_BOXES[corner]
             grid = np.zeros((gv, gu), np.float32)
             grid[int(v0 * gv):int(np.ceil(v1 * gv)), int(u0 * gu):int(np.ceil(u1 * gu))] = 1.0
             seen = {f"index{k}": float(k == corner) for k in range(4)}
@@ -1383,7 +1384,7 @@ class Recognizer:
         the box showing), where the classifier reads that crop."""
         if not self._corners:
             return []
-        return [("corner", t) for t, corner in _CORNER_AT if c.det.visible.get(f"index{corner}", 0) >= least]
+        return [("corner", t) for t, corner in _CORNER_AT.items() if c.det.visible.get(f"index{corner}", 0) >= least]
 
     def _sureness(self, c: _Card, barred: list[int] | None = None) -> float:
         """Probability that the card is the one it reads as (colour aside); `barred`: classes

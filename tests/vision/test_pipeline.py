@@ -1204,10 +1204,11 @@ def test_the_top_right_corner_is_cut_where_it_shows_only_for_a_classifier_taught
         zip(quads, regions, strict=True)) or real(pyr, quads, regions, *a, **k))
     plain = Recognizer("elfer-raus")
     assert not plain._corners and RecognizerConfig().corners  # on by default, off for want of the crop
+    assert not plain.detector.corners  # nor are those corners measured
     plain.read(image)
     assert not [r for _q, r in cut if tuple(r) == CORNER_REGION]
     taught = Recognizer("elfer-raus")
-    taught._corners = True  # as a classifier whose sidecar names the "corner" region
+    taught._corners = taught.detector.corners = True  # as with a classifier whose sidecar names the "corner" region
     cut.clear()
     taught.read(image)
     corners = [q for q, r in cut if tuple(r) == CORNER_REGION]
