@@ -394,12 +394,8 @@ def crops_for(rng, pyr: Pyramid, quad: np.ndarray, own: np.ndarray, card: dict, 
             elif ink is None:
                 y = NONE * 2
             else:
-                seen = _share(_seen(_image_points(quad, ink.uv), own))
-                if seen >= IDX_SEEN:
-                    y = lab * 2
-                elif seen < IDX_HIDDEN or ink.fragment(_seen(_image_points(quad, ink.digits), own)):
-                    y = NONE * 2
-                else:
+                y = _ink_label(quad, own, lab, ink)
+                if y is None:
                     continue
             if lab == CLS["bull"] and y != NONE * 2:
                 y = CLS["bull"] * 2
@@ -419,6 +415,13 @@ def _corner_label(quad: np.ndarray, q: np.ndarray, own: np.ndarray, lab: int, in
     (a covered blank corner shows what lies over it)."""
     if ink is None:
         return NONE * 2 if region_visible(own, q, (CORNER_REGION[0], 0.0, 1.0, CORNER_REGION[3])) >= 0.9 else None
+    return _ink_label(quad, own, lab, ink)
+
+
+def _ink_label(quad: np.ndarray, own: np.ndarray, lab: int, ink: Ink) -> int | None:
+    """The label of a crop of a printed corner index whose ink is `ink`, on the card outlined by
+    `quad` (its `own` coverage): the card where the ink shows, "none" where it is hidden or only a
+    fragment of its number shows, else left out (None)."""
     seen = _share(_seen(_image_points(quad, ink.uv), own))
     if seen >= IDX_SEEN:
         return lab * 2
